@@ -1,0 +1,40 @@
+# LineUp Hub — the two commands: `make run` and `make test`.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+PYTEST_ARGS ?=
+
+.PHONY: run test lint test-sqlite test-postgres migrations clean
+
+# Reinstall when pyproject.toml changes; otherwise the stamp keeps `make` quick.
+$(VENV)/.installed: pyproject.toml
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	touch $@
+
+## run: set up and serve the hub on embedded SQLite under ./var (LINEUP_HOST, LINEUP_PORT,
+## LINEUP_DATABASE_URL are honoured)
+run: $(VENV)/.installed
+	$(BIN)/lineup serve
+
+## test: lint, then every test on SQLite and on a throwaway PostgreSQL
+test: $(VENV)/.installed lint test-sqlite test-postgres
+
+lint: $(VENV)/.installed
+	$(BIN)/ruff check hub plugins tests
+	$(BIN)/ruff format --check hub plugins tests
+	$(BIN)/mypy hub/core hub/protocol
+
+test-sqlite: $(VENV)/.installed
+	$(BIN)/pytest $(PYTEST_ARGS)
+
+test-postgres: $(VENV)/.installed
+	scripts/with-postgres $(BIN)/pytest $(PYTEST_ARGS)
+
+## migrations: write a new migration after changing hub/core/models.py (NAME=what_changed)
+migrations: $(VENV)/.installed
+	$(BIN)/tortoise -c hub.core.migrations_config.TORTOISE_ORM makemigrations --name $(NAME)
+
+clean:
+	rm -rf $(VENV) var .pytest_cache .mypy_cache .ruff_cache

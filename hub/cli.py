@@ -1,0 +1,190 @@
+"""The ``lineup`` command.
+
+Each subcommand is a small function taking parsed arguments; the ones that touch the
+database open it (migrating first) for the duration of the command. Errors a person can
+fix are printed as one line with the diagnostic code and the next step, exit status 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import logging
+import signal
+import sys
+from collections.abc import Awaitable, Callable, Sequence
+from typing import Any
+
+from hub.config import Settings, load_settings, settings_table
+from hub.core.errors import HubError
+
+Command = Callable[[argparse.Namespace, Settings], Awaitable[int]]
+_COMMANDS: dict[str, Command] = {}
+
+
+def command(name: str) -> Callable[[Command], Command]:
+    def register(function: Command) -> Command:
+        _COMMANDS[name] = function
+        return function
+
+    return register
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="lineup", description="LineUp Hub: supervise the AI agents you already run."
+    )
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    serve = sub.add_parser("serve", help="run the hub")
+    serve.add_argument("--host", help="interface to listen on (LINEUP_HOST)")
+    serve.add_argument("--port", type=int, help="port to listen on (LINEUP_PORT)")
+    serve.add_argument("--database-url", help="database URL (LINEUP_DATABASE_URL)")
+    serve.set_defaults(command="serve")
+
+    sub.add_parser("migrate", help="bring the database schema up to date").set_defaults(
+        command="migrate"
+    )
+    sub.add_parser("config", help="print every setting as a Markdown table").set_defaults(
+        command="config"
+    )
+
+    user = sub.add_parser("user", help="manage people").add_subparsers(dest="action", required=True)
+    create_user = user.add_parser("create", help="create a person and a personal workspace")
+    create_user.add_argument("email")
+    create_user.add_argument(
+        "--password-stdin", action="store_true", help="read the password from standard input"
+    )
+    create_user.add_argument("--display-name")
+    create_user.set_defaults(command="user create")
+
+    token = sub.add_parser("token", help="personal API tokens").add_subparsers(
+        dest="action", required=True
+    )
+    create_token = token.add_parser("create", help="print a new API token for a person")
+    create_token.add_argument("email")
+    create_token.add_argument("--name", default="cli")
+    create_token.set_defaults(command="token create")
+
+    pair = sub.add_parser("pair", help="print a one-time pairing code for an agent")
+    pair.add_argument("--workspace", required=True, help="workspace id (ws_…)")
+    pair.set_defaults(command="pair")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        overrides = {
+            key: value
+            for key, value in (
+                ("host", getattr(args, "host", None)),
+                ("port", getattr(args, "port", None)),
+                ("database_url", getattr(args, "database_url", None)),
+            )
+            if value is not None
+        }
+        settings = load_settings(**overrides)
+        logging.basicConfig(
+            level=settings.log_level, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
+        )
+        return asyncio.run(_COMMANDS[args.command](args, settings))
+    except HubError as error:
+        print(f"error [{error.code}]: {error.message}\n  next: {error.hint}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        return 130
+
+
+def _print_json(value: dict[str, Any]) -> None:
+    print(json.dumps(value))
+
+
+@command("config")
+async def _config(args: argparse.Namespace, settings: Settings) -> int:
+    print(settings_table())
+    return 0
+
+
+@command("migrate")
+async def _migrate(args: argparse.Namespace, settings: Settings) -> int:
+    from hub.core.database import migrate
+
+    await migrate(settings.resolved_database_url)
+    print("database is up to date")
+    return 0
+
+
+@command("serve")
+async def _serve(args: argparse.Namespace, settings: Settings) -> int:
+    from hypercorn.asyncio import serve
+    from hypercorn.config import Config
+
+    from hub.web.app import create_app
+
+    app = create_app(settings)
+    config = Config()
+    config.bind = [f"{settings.host}:{settings.port}"]
+    config.accesslog = None
+    config.graceful_timeout = 5
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(signum, stop.set)
+    print(f"LineUp Hub: open {settings.resolved_public_url}", flush=True)
+    await serve(app, config, shutdown_trigger=stop.wait)  # type: ignore[arg-type]
+    return 0
+
+
+@command("user create")
+async def _user_create(args: argparse.Namespace, settings: Settings) -> int:
+    from hub.core.accounts import create_user
+    from hub.core.database import database
+
+    password = sys.stdin.readline().rstrip("\n") if args.password_stdin else None
+    async with database(settings.resolved_database_url):
+        user, workspace = await create_user(args.email, password, args.display_name)
+    _print_json({"userId": user.id, "workspaceId": workspace.id})
+    return 0
+
+
+@command("token create")
+async def _token_create(args: argparse.Namespace, settings: Settings) -> int:
+    from hub.core.accounts import create_api_token, user_by_email
+    from hub.core.database import database
+
+    async with database(settings.resolved_database_url):
+        user = await user_by_email(args.email)
+        _, secret = await create_api_token(user, args.name)
+    print(secret)
+    return 0
+
+
+@command("pair")
+async def _pair(args: argparse.Namespace, settings: Settings) -> int:
+    from hub.core.database import database
+    from hub.core.errors import NotFound
+    from hub.core.models import Workspace
+    from hub.core.pairing import create_pairing_code
+
+    async with database(settings.resolved_database_url):
+        if not await Workspace.filter(id=args.workspace).exists():
+            raise NotFound(
+                f"Workspace {args.workspace} does not exist.",
+                code="workspace_not_found",
+                hint="`lineup user create` prints your workspace id.",
+            )
+        code, expires_at = await create_pairing_code(
+            args.workspace, secret_key=settings.secret_key, ttl_s=settings.pairing_code_ttl_s
+        )
+    print(code)
+    print(f"valid until {expires_at:%H:%M:%S} UTC; on the agent's machine run:", file=sys.stderr)
+    print(
+        f"  lineup agent demo --hub {settings.resolved_public_url} --pair {code}", file=sys.stderr
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,176 @@
+"""Settings, read once at start from ``LINEUP_*`` environment variables and an optional TOML file.
+
+The table in the README is generated from the ``Settings`` fields below (``lineup config``),
+so the descriptions here are the documentation. Environment variables win over the file;
+the file is ``LINEUP_CONFIG`` (default ``./lineup.toml`` when it exists).
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+from pathlib import Path
+from typing import Any
+
+from pydantic import Field, ValidationError, field_validator
+from pydantic_settings import (
+    BaseSettings,
+    PydanticBaseSettingsSource,
+    SettingsConfigDict,
+    TomlConfigSettingsSource,
+)
+
+from hub.core.errors import ConfigurationError
+
+DEFAULT_DATA_DIR = Path("var")
+
+
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(env_prefix="LINEUP_", extra="forbid", frozen=True)
+
+    host: str = Field("127.0.0.1", description="Interface `lineup serve` listens on.")
+    port: int = Field(8000, ge=0, le=65535, description="TCP port `lineup serve` listens on.")
+    data_dir: Path = Field(
+        DEFAULT_DATA_DIR,
+        description="Where the embedded SQLite database and the generated secret key live.",
+    )
+    database_url: str = Field(
+        "",
+        description=(
+            "`sqlite:///path/to/hub.sqlite3` or `postgres://user:pass@host:5432/db`. "
+            "Empty: SQLite at `{data_dir}/hub.sqlite3`."
+        ),
+    )
+    secret_key: str = Field(
+        "",
+        description=(
+            "Signs sessions and links and keys hashes of short codes; at least 32 characters. "
+            "Empty: generated once and kept in `{data_dir}/secret_key` (mode 0600)."
+        ),
+    )
+    public_url: str = Field(
+        "",
+        description="The URL people open (used in emails and pairing commands). "
+        "Empty: `http://{host}:{port}`.",
+    )
+    heartbeat_interval_s: float = Field(
+        25.0, gt=0, description="How often agents send a heartbeat; two missed mean offline."
+    )
+    agent_grace_period_s: float = Field(
+        900.0,
+        gt=0,
+        description="How long running tasks of an offline agent wait before failing with "
+        "`agent_unreachable`.",
+    )
+    pairing_code_ttl_s: float = Field(600.0, gt=0, description="Lifetime of a pairing code.")
+    subscriber_queue_size: int = Field(
+        1000,
+        ge=1,
+        description="Events a slow live subscriber may fall behind before it is "
+        "dropped and told to resync.",
+    )
+    smtp_url: str = Field(
+        "", description="`smtp://user:pass@host:port` (or `smtps://`) for email; empty: off."
+    )
+    email_from: str = Field("lineup@localhost", description="Sender address of hub emails.")
+    telegram_bot_token: str = Field("", description="Telegram bot token; empty: Telegram off.")
+    telegram_api_url: str = Field(
+        "https://api.telegram.org",
+        description="Bot API server root; the hub calls `{root}/bot{token}/{method}`.",
+    )
+    a2a_enabled: bool = Field(False, description="Enable the A2A connector for remote agents.")
+    outbound_allow_private: bool = Field(
+        False,
+        description="Let outbound calls (A2A, webhooks) reach loopback and private addresses.",
+    )
+    log_level: str = Field("INFO", description="Python logging level.")
+
+    @classmethod
+    def settings_customise_sources(
+        cls,
+        settings_cls: type[BaseSettings],
+        init_settings: PydanticBaseSettingsSource,
+        env_settings: PydanticBaseSettingsSource,
+        dotenv_settings: PydanticBaseSettingsSource,
+        file_secret_settings: PydanticBaseSettingsSource,
+    ) -> tuple[PydanticBaseSettingsSource, ...]:
+        config_file = os.environ.get("LINEUP_CONFIG", "lineup.toml")
+        sources: list[PydanticBaseSettingsSource] = [init_settings, env_settings]
+        if Path(config_file).is_file():
+            sources.append(TomlConfigSettingsSource(settings_cls, toml_file=config_file))
+        elif "LINEUP_CONFIG" in os.environ:
+            raise ConfigurationError(f"LINEUP_CONFIG names {config_file!r}, which does not exist.")
+        return tuple(sources)
+
+    @field_validator("database_url")
+    @classmethod
+    def _known_scheme(cls, value: str) -> str:
+        if value and not value.startswith(("sqlite://", "postgres://", "postgresql://")):
+            raise ValueError("must start with sqlite://, postgres:// or postgresql://")
+        return value
+
+    @field_validator("secret_key")
+    @classmethod
+    def _long_enough(cls, value: str) -> str:
+        if value and len(value) < 32:
+            raise ValueError("must be at least 32 characters (try `openssl rand -hex 32`)")
+        return value
+
+    @field_validator("log_level")
+    @classmethod
+    def _known_level(cls, value: str) -> str:
+        if value.upper() not in {"DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"}:
+            raise ValueError("must be one of DEBUG, INFO, WARNING, ERROR, CRITICAL")
+        return value.upper()
+
+    @property
+    def resolved_database_url(self) -> str:
+        if self.database_url:
+            return self.database_url
+        return f"sqlite://{(self.data_dir / 'hub.sqlite3').resolve()}"
+
+    @property
+    def resolved_public_url(self) -> str:
+        return (self.public_url or f"http://{self.host}:{self.port}").rstrip("/")
+
+    @property
+    def is_postgres(self) -> bool:
+        return self.resolved_database_url.startswith(("postgres://", "postgresql://"))
+
+
+def load_settings(**overrides: Any) -> Settings:
+    """Read the settings, or fail with a message naming each wrong setting."""
+    try:
+        settings = Settings(**overrides)
+    except ValidationError as error:
+        problems = "; ".join(
+            f"LINEUP_{'_'.join(str(p) for p in e['loc']).upper()}: {e['msg']}"
+            for e in error.errors()
+        )
+        raise ConfigurationError(f"Invalid settings: {problems}") from None
+    if not settings.secret_key:
+        settings = settings.model_copy(update={"secret_key": _stored_secret_key(settings.data_dir)})
+    return settings
+
+
+def _stored_secret_key(data_dir: Path) -> str:
+    """A key generated on first start and reused after, so `make run` needs no setup."""
+    path = data_dir / "secret_key"
+    if path.exists():
+        return path.read_text().strip()
+    data_dir.mkdir(parents=True, exist_ok=True)
+    key = secrets.token_hex(32)
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    with os.fdopen(fd, "w") as handle:
+        handle.write(key + "\n")
+    return key
+
+
+def settings_table() -> str:
+    """The Markdown table of every setting, for the README."""
+    rows = ["| variable | default | meaning |", "| --- | --- | --- |"]
+    for name, field in Settings.model_fields.items():
+        default = field.default
+        shown = f"`{default}`" if default not in ("", None) else "(empty)"
+        rows.append(f"| `LINEUP_{name.upper()}` | {shown} | {field.description} |")
+    return "\n".join(rows)

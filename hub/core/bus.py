@@ -1,0 +1,170 @@
+"""In-process publish/subscribe of committed events.
+
+The event log in the database is the truth; the bus only tells live readers (agent sockets,
+browser sockets, channels) that something new is there, fast. Publishing never waits:
+each subscriber has a bounded queue, and one that falls behind is dropped and handed the
+sequence to resync from, so a stuck browser can never slow an agent down.
+
+Delivery through the bus is best effort and may arrive out of sequence order (two appends
+commit in order but publish concurrently); ``hub.core.feed`` turns it into an ordered,
+gap-free stream by reading any gap from the log.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections import defaultdict
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+logger = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True, slots=True)
+class PublishedEvent:
+    """What the bus carries: the event as the log holds it, ready to send."""
+
+    workspace_id: str
+    sequence: int
+    type: str
+    recipient_agent_id: str | None
+    envelope: dict[str, Any]
+
+
+class SubscriberDropped(Exception):
+    """The subscriber fell behind; it must read the log from ``resync_from`` on."""
+
+    def __init__(self, resync_from: int) -> None:
+        super().__init__(f"subscriber fell behind; resync after sequence {resync_from}")
+        self.resync_from = resync_from
+
+
+_DROPPED = object()
+
+
+@dataclass(eq=False)
+class Subscription:
+    workspace_id: str
+    accepts: Callable[[PublishedEvent], bool]
+    _queue: asyncio.Queue[object]
+    _bus: EventBus
+    last_sequence: int = 0
+    dropped: bool = field(default=False)
+
+    async def get(self) -> PublishedEvent:
+        """The next event; raises ``SubscriberDropped`` once this subscriber fell behind."""
+        item = await self._queue.get()
+        if item is _DROPPED:
+            raise SubscriberDropped(self.last_sequence)
+        assert isinstance(item, PublishedEvent)
+        self.last_sequence = max(self.last_sequence, item.sequence)
+        return item
+
+    def get_nowait(self) -> PublishedEvent | None:
+        try:
+            item = self._queue.get_nowait()
+        except asyncio.QueueEmpty:
+            return None
+        if item is _DROPPED:
+            raise SubscriberDropped(self.last_sequence)
+        assert isinstance(item, PublishedEvent)
+        self.last_sequence = max(self.last_sequence, item.sequence)
+        return item
+
+    def close(self) -> None:
+        self._bus._remove(self)
+
+    def _offer(self, event: PublishedEvent) -> bool:
+        try:
+            self._queue.put_nowait(event)
+            return True
+        except asyncio.QueueFull:
+            return False
+
+    def _drop(self) -> None:
+        self.dropped = True
+        # Make room for the marker so the reader wakes and learns it must resync.
+        while True:
+            try:
+                self._queue.get_nowait()
+            except asyncio.QueueEmpty:
+                break
+        self._queue.put_nowait(_DROPPED)
+
+    def __enter__(self) -> Subscription:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def _accept_all(event: PublishedEvent) -> bool:
+    return True
+
+
+class EventBus:
+    def __init__(self, queue_size: int = 1000) -> None:
+        self.queue_size = queue_size
+        self._subscribers: dict[str, set[Subscription]] = defaultdict(set)
+        self._listeners: list[Callable[[PublishedEvent], None]] = []
+
+    def subscribe(
+        self,
+        workspace_id: str,
+        *,
+        accepts: Callable[[PublishedEvent], bool] = _accept_all,
+        after: int = 0,
+        queue_size: int | None = None,
+    ) -> Subscription:
+        subscription = Subscription(
+            workspace_id=workspace_id,
+            accepts=accepts,
+            _queue=asyncio.Queue(maxsize=(queue_size or self.queue_size) + 1),
+            _bus=self,
+            last_sequence=after,
+        )
+        self._subscribers[workspace_id].add(subscription)
+        return subscription
+
+    def add_listener(self, listener: Callable[[PublishedEvent], None]) -> None:
+        """A synchronous hook called for every event of every workspace (channels, metrics)."""
+        self._listeners.append(listener)
+
+    def publish(self, event: PublishedEvent) -> None:
+        for subscription in list(self._subscribers.get(event.workspace_id, ())):
+            if not subscription.accepts(event):
+                continue
+            # One slot stays free for the drop marker, hence the -1.
+            if subscription._queue.qsize() >= subscription._queue.maxsize - 1:
+                logger.warning(
+                    "dropping slow subscriber of %s at sequence %s",
+                    event.workspace_id,
+                    subscription.last_sequence,
+                )
+                self._remove(subscription)
+                subscription._drop()
+                continue
+            subscription._offer(event)
+        for listener in self._listeners:
+            try:
+                listener(event)
+            except Exception:  # a broken listener must not stop delivery to the others
+                logger.exception("event listener failed")
+
+    def subscriber_count(self, workspace_id: str | None = None) -> int:
+        if workspace_id is not None:
+            return len(self._subscribers.get(workspace_id, ()))
+        return sum(len(s) for s in self._subscribers.values())
+
+    def _remove(self, subscription: Subscription) -> None:
+        subscribers = self._subscribers.get(subscription.workspace_id)
+        if subscribers is not None:
+            subscribers.discard(subscription)
+            if not subscribers:
+                del self._subscribers[subscription.workspace_id]
+
+
+DEFAULT_BUS = EventBus()
+"""The process's bus. The app sizes its queues at start; tests may pass their own."""

@@ -1,0 +1,127 @@
+"""Opening the database: the Tortoise config, migrations on start, and closing.
+
+One backend per process (SQLite or PostgreSQL), chosen by the URL. Migrations are
+Tortoise's own (``hub/core/migrations``); they run before the ORM is initialised for
+serving, under a lock so that two hub processes starting together do not both migrate.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import hashlib
+from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
+from typing import Any
+from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
+
+from tortoise import Tortoise
+from tortoise.context import TortoiseContext
+from tortoise.migrations.api import migrate as run_migrations
+
+MODELS_MODULE = "hub.core.models"
+MIGRATIONS_MODULE = "hub.core.migrations"
+
+# WAL lets readers run beside the writer; a busy timeout turns "database is locked" into a
+# short wait when a second process (the CLI, another hub) writes at the same moment.
+_SQLITE_PRAGMAS = {"journal_mode": "WAL", "synchronous": "NORMAL", "busy_timeout": "10000"}
+
+
+def normalise_url(url: str) -> str:
+    """Add the SQLite pragmas we rely on unless the URL sets them itself."""
+    if not url.startswith("sqlite://") or url == "sqlite://:memory:":
+        return url
+    parts = urlsplit(url)
+    query = dict(parse_qsl(parts.query))
+    for key, value in _SQLITE_PRAGMAS.items():
+        query.setdefault(key, value)
+    return urlunsplit(parts._replace(query=urlencode(query)))
+
+
+def tortoise_config(database_url: str) -> dict[str, Any]:
+    return {
+        "connections": {"default": normalise_url(database_url)},
+        "apps": {
+            "models": {
+                "models": [MODELS_MODULE],
+                "migrations": MIGRATIONS_MODULE,
+                "default_connection": "default",
+            }
+        },
+        "use_tz": True,
+        "timezone": "UTC",
+    }
+
+
+def sqlite_path(database_url: str) -> Path | None:
+    if not database_url.startswith("sqlite://") or database_url == "sqlite://:memory:":
+        return None
+    return Path(urlsplit(database_url).path)
+
+
+async def migrate(database_url: str, target: str | None = None) -> None:
+    """Bring the schema up to date (or to ``target``, e.g. ``models.0001_initial``)."""
+    path = sqlite_path(database_url)
+    if path is not None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    with _migration_lock(database_url):
+        async with TortoiseContext():
+            config = tortoise_config(database_url)
+            if not database_url.startswith("sqlite://"):
+                await _migrate_under_advisory_lock(config, target)
+            else:
+                await run_migrations(config=config, target=target)
+
+
+async def _migrate_under_advisory_lock(config: dict[str, Any], target: str | None) -> None:
+    import asyncpg
+
+    # A session-level advisory lock on its own connection: held while the migration runs
+    # on Tortoise's connections, released when this connection closes.
+    url = config["connections"]["default"].replace("postgres://", "postgresql://", 1)
+    url = urlunsplit(urlsplit(url)._replace(query=""))
+    lock_conn = await asyncpg.connect(url)
+    try:
+        await lock_conn.execute("SELECT pg_advisory_lock($1)", _MIGRATION_LOCK_KEY)
+        await run_migrations(config=config, target=target)
+    finally:
+        await lock_conn.close()
+
+
+_MIGRATION_LOCK_KEY = int.from_bytes(hashlib.sha256(b"lineup-migrate").digest()[:7], "big")
+
+
+@contextlib.contextmanager
+def _migration_lock(database_url: str) -> Iterator[None]:
+    path = sqlite_path(database_url)
+    if path is None:
+        yield
+        return
+    with open(path.with_name(path.name + ".migrate-lock"), "w") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+async def open_database(database_url: str, *, apply_migrations: bool = True) -> None:
+    if apply_migrations:
+        await migrate(database_url)
+    # The global fallback lets request tasks, started outside the context that ran init,
+    # see the connections (Quart runs before_serving in another task).
+    await Tortoise.init(config=tortoise_config(database_url), _enable_global_fallback=True)
+
+
+async def close_database() -> None:
+    await Tortoise.close_connections()
+
+
+@contextlib.asynccontextmanager
+async def database(database_url: str) -> AsyncIterator[None]:
+    """Open (migrating first) and close the database around a block: CLI commands, tests."""
+    await open_database(database_url)
+    try:
+        yield
+    finally:
+        await close_database()

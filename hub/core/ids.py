@@ -1,0 +1,28 @@
+"""Identifiers: a readable prefix and a ULID, e.g. ``task_01JD2X...``.
+
+ULIDs sort by creation time, so ids listed in order read as a history, and the prefix tells
+a person reading a log line what kind of object an id names.
+"""
+
+from __future__ import annotations
+
+from ulid import ULID
+
+PREFIXES = {
+    "workspace": "ws",
+    "user": "usr",
+    "membership": "mem",
+    "agent": "agt",
+    "pairing_code": "pair",
+    "api_token": "tok",
+    "conversation": "conv",
+    "message": "msg",
+    "task": "task",
+    "interaction": "int",
+    "artifact": "art",
+    "event": "evt",
+}
+
+
+def new_id(kind: str) -> str:
+    return f"{PREFIXES[kind]}_{ULID()}"

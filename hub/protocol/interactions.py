@@ -1,0 +1,199 @@
+"""Interaction cards (spec §7.3, §10.4) and the answers a person may give to them.
+
+A card is what an agent asks; ``validate_response`` is the one place that decides whether an
+answer fits a card. Every surface (web, email, Telegram, notebook, MCP) goes through it via
+the core, so a surface can never record an answer the card did not offer.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import datetime
+from enum import StrEnum
+from typing import Annotated, Any, Literal
+
+from pydantic import Field, StringConstraints, model_validator
+
+from hub.protocol.base import WireModel
+
+OptionId = Annotated[str, StringConstraints(min_length=1, max_length=64, pattern=r"^[\w.:-]+$")]
+MAX_COMMENT_LENGTH = 2000
+MAX_CHOICE_OPTIONS = 5  # spec §7.3: 2–5 options
+
+
+class InteractionType(StrEnum):
+    APPROVAL = "approval"
+    CHOICE = "choice"
+    INPUT = "input"
+    REVIEW = "review"
+
+
+class Risk(StrEnum):
+    LOW = "low"
+    MEDIUM = "medium"
+    HIGH = "high"
+
+
+class Option(WireModel):
+    id: OptionId
+    label: str = Field(min_length=1, max_length=200)
+    style: Literal["primary", "danger", "default", "secondary"] | None = None
+    description: str | None = Field(None, max_length=1000)
+    recommended: bool = False
+
+
+class InputFormat(StrEnum):
+    TEXT = "text"
+    URL = "url"
+    EMAIL = "email"
+    NUMBER = "number"
+    PATTERN = "pattern"
+
+
+class InputSpec(WireModel):
+    format: InputFormat = InputFormat.TEXT
+    pattern: str | None = Field(None, max_length=500)
+    min_length: int = Field(0, ge=0)
+    max_length: int = Field(4000, ge=1, le=100_000)
+    placeholder: str | None = Field(None, max_length=200)
+    multiline: bool = False
+    sensitive: bool = False  # never shown in notifications (spec §11)
+
+    @model_validator(mode="after")
+    def _pattern_compiles(self) -> InputSpec:
+        if self.format is InputFormat.PATTERN:
+            if not self.pattern:
+                raise ValueError("format 'pattern' needs a 'pattern'")
+            try:
+                re.compile(self.pattern)
+            except re.error as error:
+                raise ValueError(f"pattern does not compile: {error}") from None
+        return self
+
+
+_DEFAULT_OPTIONS: dict[InteractionType, list[Option]] = {
+    InteractionType.APPROVAL: [
+        Option(id="approve", label="Approve", style="primary"),
+        Option(id="reject", label="Reject", style="danger"),
+    ],
+    InteractionType.REVIEW: [
+        Option(id="approve", label="Approve", style="primary"),
+        Option(id="request_changes", label="Request changes", style="default"),
+    ],
+}
+
+
+class InteractionCard(WireModel):
+    """What an agent asks of a person. Structure of §7.3: why → impact → options → details."""
+
+    id: str | None = Field(None, min_length=1, max_length=40, pattern=r"^[\w-]+$")
+    type: InteractionType
+    title: str = Field(min_length=1, max_length=300)
+    description: str = Field("", max_length=10_000)  # why you are needed
+    impact: str = Field("", max_length=10_000)
+    risk: Risk | None = None
+    options: list[Option] = Field(default_factory=list, max_length=20)
+    multiple: bool = False  # choice: several options may be picked
+    min_selections: int = Field(1, ge=0)
+    max_selections: int | None = Field(None, ge=1)
+    input: InputSpec | None = None
+    content: str | None = Field(None, max_length=200_000)  # review: what to look at
+    content_url: str | None = Field(None, max_length=2000)
+    details: dict[str, Any] = Field(default_factory=dict)
+    expires_at: datetime | None = None
+
+    @model_validator(mode="after")
+    def _fits_its_type(self) -> InteractionCard:
+        if self.type in _DEFAULT_OPTIONS and not self.options:
+            self.options = [o.model_copy() for o in _DEFAULT_OPTIONS[self.type]]
+        if self.type is InteractionType.INPUT:
+            if self.options:
+                raise ValueError("an input card takes no options; describe the text in 'input'")
+            self.input = self.input or InputSpec()
+        elif self.type is InteractionType.CHOICE:
+            if not 2 <= len(self.options) <= MAX_CHOICE_OPTIONS:
+                raise ValueError(f"a choice card needs 2 to {MAX_CHOICE_OPTIONS} options")
+        elif len(self.options) < 2:
+            raise ValueError(f"an {self.type} card needs at least 2 options")
+        ids = [option.id for option in self.options]
+        if len(set(ids)) != len(ids):
+            raise ValueError("option ids must be unique")
+        if self.multiple and self.type is not InteractionType.CHOICE:
+            raise ValueError("only a choice card can allow several options")
+        if self.multiple:
+            upper = self.max_selections or len(self.options)
+            if not self.min_selections <= upper <= len(self.options):
+                raise ValueError("selection bounds must satisfy min ≤ max ≤ number of options")
+        return self
+
+    def option(self, option_id: str) -> Option | None:
+        return next((o for o in self.options if o.id == option_id), None)
+
+
+class ResponseError(ValueError):
+    """The answer does not fit the card; the message says what would."""
+
+
+_EMAIL = re.compile(r"^[^@\s]+@[^@\s]+\.[^@\s]+$")
+_URL = re.compile(r"^https?://[^\s/$.?#][^\s]*$", re.IGNORECASE)
+
+
+def validate_response(card: InteractionCard, response: dict[str, Any]) -> dict[str, Any]:
+    """Return the normalised answer to ``card``, or raise ``ResponseError`` saying why not."""
+    if not isinstance(response, dict):
+        raise ResponseError("The answer must be a JSON object.")
+    comment = response.get("comment")
+    if comment is not None and (not isinstance(comment, str) or len(comment) > MAX_COMMENT_LENGTH):
+        raise ResponseError(f"'comment' must be text of at most {MAX_COMMENT_LENGTH} characters.")
+    if card.type is InteractionType.INPUT:
+        return {"text": _checked_text(card.input or InputSpec(), response.get("text"))}
+    if card.type is InteractionType.CHOICE and card.multiple:
+        return _checked_selection(card, response.get("optionIds"))
+    option_id = response.get("optionId")
+    if not isinstance(option_id, str) or card.option(option_id) is None:
+        offered = ", ".join(o.id for o in card.options)
+        raise ResponseError(f"'optionId' must be one of: {offered}.")
+    answer: dict[str, Any] = {"optionId": option_id}
+    if comment and card.type is not InteractionType.CHOICE:
+        answer["comment"] = comment
+    return answer
+
+
+def _checked_selection(card: InteractionCard, option_ids: Any) -> dict[str, Any]:
+    if not isinstance(option_ids, list) or not all(isinstance(i, str) for i in option_ids):
+        raise ResponseError("This card allows several options: send 'optionIds', a list of ids.")
+    unknown = [i for i in option_ids if card.option(i) is None]
+    if unknown:
+        raise ResponseError(f"Unknown option ids: {', '.join(unknown)}.")
+    if len(set(option_ids)) != len(option_ids):
+        raise ResponseError("Each option may be picked once.")
+    upper = card.max_selections or len(card.options)
+    if not card.min_selections <= len(option_ids) <= upper:
+        raise ResponseError(f"Pick between {card.min_selections} and {upper} options.")
+    # Keep the card's order so every surface shows the same answer the same way.
+    picked = set(option_ids)
+    return {"optionIds": [o.id for o in card.options if o.id in picked]}
+
+
+def _checked_text(spec: InputSpec, answer: Any) -> str:
+    if not isinstance(answer, str):
+        raise ResponseError("This card asks for text: send 'text'.")
+    text: str = answer
+    if not spec.multiline:
+        text = text.strip()
+    if not spec.min_length <= len(text) <= spec.max_length:
+        raise ResponseError(
+            f"The text must be {spec.min_length} to {spec.max_length} characters long."
+        )
+    if spec.format is InputFormat.EMAIL and not _EMAIL.match(text):
+        raise ResponseError("This must be an email address, like name@example.com.")
+    if spec.format is InputFormat.URL and not _URL.match(text):
+        raise ResponseError("This must be a URL starting with http:// or https://.")
+    if spec.format is InputFormat.NUMBER:
+        try:
+            float(text)
+        except ValueError:
+            raise ResponseError("This must be a number.") from None
+    if spec.format is InputFormat.PATTERN and spec.pattern and not re.fullmatch(spec.pattern, text):
+        raise ResponseError(f"This must match the pattern {spec.pattern}.")
+    return text

@@ -1,0 +1,47 @@
+"""The Quart application factory.
+
+``create_app`` loads settings, lets each component attach itself (``init_app``), and opens
+the database in ``before_serving``: migrations first, then the ORM. Shutdown stops the
+background work before the database closes, so no loop queries a closing pool.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from quart import Quart
+
+from hub.config import Settings, load_settings
+from hub.core.bus import DEFAULT_BUS
+from hub.core.database import close_database, open_database
+from hub.web import errors, health
+
+logger = logging.getLogger(__name__)
+
+
+def create_app(settings: Settings | None = None, **overrides: Any) -> Quart:
+    settings = settings or load_settings(**overrides)
+    app = Quart("hub.web")
+    app.config["LINEUP"] = settings
+    app.config["SECRET_KEY"] = settings.secret_key
+    DEFAULT_BUS.queue_size = settings.subscriber_queue_size
+
+    errors.init_app(app)
+    health.init_app(app)
+
+    @app.before_serving
+    async def _open_database() -> None:
+        await open_database(settings.resolved_database_url)
+        logger.info("LineUp Hub serving at %s", settings.resolved_public_url)
+
+    @app.after_serving
+    async def _close_database() -> None:
+        await close_database()
+
+    return app
+
+
+def settings_of(app: Quart) -> Settings:
+    settings: Settings = app.config["LINEUP"]
+    return settings

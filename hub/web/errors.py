@@ -1,0 +1,48 @@
+"""Turning ``HubError`` into the JSON error body of the public contract.
+
+Every error answer is ``{"error": {"code", "message", "hint"}}`` with the error's status;
+an unexpected exception becomes a 500 of the same shape with a code a person can report,
+never a stack trace.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from quart import Quart, Response, jsonify
+from werkzeug.exceptions import HTTPException
+
+from hub.core.errors import HubError
+
+logger = logging.getLogger(__name__)
+
+
+def error_response(error: HubError) -> Response:
+    response = jsonify({"error": error.to_dict()})
+    response.status_code = error.status
+    return response
+
+
+def init_app(app: Quart) -> None:
+    @app.errorhandler(HubError)
+    async def _hub_error(error: HubError) -> Response:
+        return error_response(error)
+
+    @app.errorhandler(HTTPException)
+    async def _http_error(error: HTTPException) -> Response:
+        response = jsonify(
+            {
+                "error": {
+                    "code": (error.name or "http_error").lower().replace(" ", "_"),
+                    "message": error.description or error.name,
+                    "hint": "Check the method and the path against /api/docs.",
+                }
+            }
+        )
+        response.status_code = error.code or 500
+        return response
+
+    @app.errorhandler(Exception)
+    async def _unexpected(error: Exception) -> Response:
+        logger.exception("unhandled error")
+        return error_response(HubError("Something went wrong on the hub."))

@@ -1,0 +1,85 @@
+"""Fixtures shared by every test: a fresh migrated database per test, on SQLite or
+PostgreSQL (``LINEUP_TEST_DATABASE_URL``), and a workspace factory."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import socket
+from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
+
+import pytest
+
+from hub.core.accounts import create_user
+from hub.core.models import User, Workspace
+from hub.testing import TestDatabases, opened, temporary_directory, test_postgres_url
+
+
+def pytest_report_header() -> str:
+    return f"database: {'postgres' if test_postgres_url() else 'sqlite'}"
+
+
+@pytest.fixture(autouse=True)
+def _offline(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Fail any test that tries to reach beyond loopback."""
+    real_connect = socket.socket.connect
+
+    def guarded(self: socket.socket, address: object) -> object:
+        if isinstance(address, tuple) and self.family in (socket.AF_INET, socket.AF_INET6):
+            host = str(address[0])
+            if host not in ("127.0.0.1", "::1", "localhost") and not host.startswith("127."):
+                raise OSError(f"tests stay offline: refused connection to {host}")
+        return real_connect(self, address)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(socket.socket, "connect", guarded)
+
+
+@pytest.fixture(scope="session")
+def test_databases() -> Iterator[TestDatabases]:
+    with temporary_directory() as root:
+        databases = TestDatabases(root, test_postgres_url())
+        yield databases
+        asyncio.run(databases.close())
+
+
+@pytest.fixture
+def is_postgres(test_databases: TestDatabases) -> bool:
+    return test_databases.backend == "postgres"
+
+
+@pytest.fixture
+async def database_url(test_databases: TestDatabases) -> AsyncIterator[str]:
+    """A fresh, migrated, empty database (not opened)."""
+    url = await test_databases.create()
+    yield url
+    await test_databases.drop(url)
+
+
+@pytest.fixture
+async def db(database_url: str) -> AsyncIterator[str]:
+    """The ORM opened on a fresh database for this test."""
+    async with opened(database_url):
+        yield database_url
+
+
+@pytest.fixture
+def make_user(db: str):  # type: ignore[no-untyped-def]
+    counter = iter(range(1_000_000))
+
+    async def make(name: str = "person") -> tuple[User, Workspace]:
+        return await create_user(f"{name}{next(counter)}@example.com", "correct horse", name)
+
+    return make
+
+
+@pytest.fixture
+async def workspace(make_user) -> Workspace:  # type: ignore[no-untyped-def]
+    _, workspace = await make_user("owner")
+    return workspace
+
+
+@pytest.fixture
+def tmp_data_dir(tmp_path: Path) -> Path:
+    os.environ.setdefault("LINEUP_SECRET_KEY", "test-secret-key-" + "x" * 32)
+    return tmp_path
