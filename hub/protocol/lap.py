@@ -33,7 +33,7 @@ def utcnow() -> datetime:
 class Envelope(WireModel):
     id: Id
     type: Annotated[str, StringConstraints(min_length=1, max_length=100)]
-    version: Literal["0.1"] = PROTOCOL_VERSION
+    version: Literal["0.1"] = "0.1"
     occurred_at: datetime = Field(default_factory=utcnow)
     workspace_id: str | None = None
     conversation_id: ObjectId | None = None
