@@ -243,6 +243,8 @@ class Task(Model):
 
     class Meta:
         table = "task"
+        # The task lists and the inbox filter a workspace's tasks by status.
+        indexes = (("workspace_id", "status"),)
 
 
 class Interaction(Model):
@@ -272,6 +274,8 @@ class Interaction(Model):
 
     class Meta:
         table = "interaction"
+        # "Waiting for me" reads a workspace's pending cards.
+        indexes = (("workspace_id", "status"),)
 
 
 class Artifact(Model):
