@@ -30,7 +30,7 @@ test-sqlite: $(VENV)/.installed
 	$(BIN)/pytest $(PYTEST_ARGS)
 
 test-postgres: $(VENV)/.installed
-	scripts/with-postgres $(BIN)/pytest $(PYTEST_ARGS)
+	PG_FSYNC=off scripts/with-postgres $(BIN)/pytest $(PYTEST_ARGS)
 
 ## migrations: write a new migration after changing hub/core/models.py (NAME=what_changed)
 migrations: $(VENV)/.installed

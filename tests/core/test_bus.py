@@ -1,0 +1,64 @@
+"""The bus: bounded queues, slow subscribers dropped with a resync point, no waiting."""
+
+from __future__ import annotations
+
+import pytest
+
+from hub.core.bus import EventBus, PublishedEvent, SubscriberDropped
+
+
+def event(sequence: int, workspace: str = "ws_a", recipient: str | None = None) -> PublishedEvent:
+    return PublishedEvent(workspace, sequence, "note.added", recipient, {"sequence": sequence})
+
+
+async def test_subscribers_get_their_workspace_only() -> None:
+    bus = EventBus()
+    mine, theirs = bus.subscribe("ws_a"), bus.subscribe("ws_b")
+    bus.publish(event(1))
+    assert (await mine.get()).sequence == 1
+    assert theirs.get_nowait() is None
+
+
+async def test_a_filter_selects_events() -> None:
+    bus = EventBus()
+    agent = bus.subscribe("ws_a", accepts=lambda e: e.recipient_agent_id == "agt_1")
+    bus.publish(event(1, recipient="agt_2"))
+    bus.publish(event(2, recipient="agt_1"))
+    assert (await agent.get()).sequence == 2
+    assert agent.get_nowait() is None
+
+
+async def test_a_slow_subscriber_is_dropped_and_told_where_to_resume() -> None:
+    bus = EventBus(queue_size=3)
+    slow, fast = bus.subscribe("ws_a"), bus.subscribe("ws_a", queue_size=100)
+    bus.publish(event(1))
+    assert (await slow.get()).sequence == 1
+    for sequence in range(2, 10):  # the publisher never waits, however far behind `slow` is
+        bus.publish(event(sequence))
+    with pytest.raises(SubscriberDropped) as dropped:
+        await slow.get()
+    assert dropped.value.resync_from == 1
+    assert bus.subscriber_count("ws_a") == 1
+    assert [fast.get_nowait().sequence for _ in range(9)] == list(range(1, 10))  # type: ignore[union-attr]
+
+
+async def test_closing_unsubscribes() -> None:
+    bus = EventBus()
+    with bus.subscribe("ws_a"):
+        assert bus.subscriber_count() == 1
+    assert bus.subscriber_count() == 0
+
+
+async def test_a_failing_listener_does_not_stop_delivery() -> None:
+    bus = EventBus()
+    seen: list[int] = []
+
+    def broken(_: PublishedEvent) -> None:
+        raise RuntimeError("boom")
+
+    bus.add_listener(broken)
+    bus.add_listener(lambda e: seen.append(e.sequence))
+    subscription = bus.subscribe("ws_a")
+    bus.publish(event(7))
+    assert seen == [7]
+    assert (await subscription.get()).sequence == 7

@@ -1,0 +1,50 @@
+"""`lineup serve` as its own process: migrates on start, answers /healthz, keeps data
+across restarts, and stops cleanly."""
+
+from __future__ import annotations
+
+import json
+import urllib.request
+from pathlib import Path
+
+from hub.core.accounts import create_user
+from hub.core.events import append_event, last_sequence
+from hub.core.models import User
+from hub.testing import HubProcess, opened
+
+
+def get(url: str) -> tuple[int, str]:
+    with urllib.request.urlopen(url, timeout=5) as response:
+        return response.status, response.read().decode()
+
+
+async def test_serve_answers_health_and_metrics(database_url: str, tmp_path: Path) -> None:
+    with HubProcess(database_url, tmp_path) as hub:
+        status, body = get(hub.url + "/healthz")
+        assert status == 200 and json.loads(body) == {"status": "ok"}
+        status, body = get(hub.url + "/metrics")
+        assert status == 200 and "lineup_live_subscribers" in body
+    assert hub.process is not None and hub.process.returncode == 0
+
+
+async def test_data_survives_a_restart_and_a_kill(database_url: str, tmp_path: Path) -> None:
+    hub = HubProcess(database_url, tmp_path).start()
+    try:
+        async with opened(database_url):
+            _, workspace = await create_user("keep@example.com", "correct horse")
+            await append_event(workspace.id, "note.added", {"n": 1}, actor="system")
+        hub.kill()
+        hub.start()
+        assert get(hub.url + "/healthz")[0] == 200
+    finally:
+        hub.stop()
+    async with opened(database_url):
+        assert await User.filter(email="keep@example.com").exists()
+        assert await last_sequence(workspace.id) == 1
+
+
+async def test_a_fresh_sqlite_file_is_created_and_migrated(tmp_path: Path) -> None:
+    url = f"sqlite://{tmp_path / 'new' / 'hub.sqlite3'}"
+    with HubProcess(url, tmp_path) as hub:
+        assert get(hub.url + "/healthz")[0] == 200
+    assert (tmp_path / "new" / "hub.sqlite3").exists()

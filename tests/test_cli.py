@@ -1,0 +1,111 @@
+"""The `lineup` command as a person runs it: a real process against a real database."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from hub.config import load_settings
+from hub.core.credentials import hash_pairing_code, hash_token
+from hub.core.models import ApiToken, Membership, PairingCode, User
+from hub.testing import opened
+
+SECRET = "cli-test-secret-" + "k" * 32
+
+
+def lineup(
+    database_url: str, tmp_path: Path, *args: str, stdin: str = ""
+) -> subprocess.CompletedProcess[str]:
+    env = {
+        **os.environ,
+        "LINEUP_DATABASE_URL": database_url,
+        "LINEUP_SECRET_KEY": SECRET,
+        "LINEUP_DATA_DIR": str(tmp_path),
+    }
+    return subprocess.run(
+        [sys.executable, "-m", "hub.cli", *args],
+        input=stdin,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+
+
+async def test_user_token_and_pairing_code(database_url: str, tmp_path: Path) -> None:
+    created = lineup(
+        database_url,
+        tmp_path,
+        "user",
+        "create",
+        "Ann@Example.com",
+        "--password-stdin",
+        "--display-name",
+        "Ann",
+        stdin="correct horse\n",
+    )
+    assert created.returncode == 0, created.stderr
+    ids = json.loads(created.stdout)
+    token = lineup(database_url, tmp_path, "token", "create", "ann@example.com")
+    assert token.returncode == 0, token.stderr
+    secret = token.stdout.strip()
+    assert secret.startswith("lu_pat_")
+    paired = lineup(database_url, tmp_path, "pair", "--workspace", ids["workspaceId"])
+    assert paired.returncode == 0, paired.stderr
+    code = paired.stdout.strip()
+    assert len(code) == 9 and code[4] == "-"
+    assert "--pair " + code in paired.stderr
+
+    async with opened(database_url):
+        user = await User.get(id=ids["userId"])
+        assert user.email == "ann@example.com" and user.display_name == "Ann"
+        assert user.password_hash and "correct horse" not in user.password_hash
+        assert await Membership.filter(user_id=user.id, workspace_id=ids["workspaceId"]).exists()
+        # Only hashes are stored.
+        assert await ApiToken.filter(token_hash=hash_token(secret)).exists()
+        assert not await ApiToken.filter(token_hash=secret).exists()
+        stored = await PairingCode.get(workspace_id=ids["workspaceId"])
+        assert stored.code_hash == hash_pairing_code(code, SECRET)
+        assert stored.used_at is None
+
+
+def test_errors_name_a_code_and_a_next_step(database_url: str, tmp_path: Path) -> None:
+    missing = lineup(database_url, tmp_path, "token", "create", "nobody@example.com")
+    assert missing.returncode == 2
+    assert "user_not_found" in missing.stderr and "lineup user create" in missing.stderr
+    no_workspace = lineup(database_url, tmp_path, "pair", "--workspace", "ws_nope")
+    assert no_workspace.returncode == 2 and "workspace_not_found" in no_workspace.stderr
+    lineup(database_url, tmp_path, "user", "create", "b@example.com")
+    twice = lineup(database_url, tmp_path, "user", "create", "b@example.com")
+    assert twice.returncode == 2 and "email_taken" in twice.stderr
+
+
+def test_a_bad_setting_stops_the_command(tmp_path: Path) -> None:
+    env = {**os.environ, "LINEUP_PORT": "eighty", "LINEUP_DATA_DIR": str(tmp_path)}
+    result = subprocess.run(
+        [sys.executable, "-m", "hub.cli", "serve"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert result.returncode == 2 and "LINEUP_PORT" in result.stderr
+
+
+def test_config_prints_the_table(tmp_path: Path) -> None:
+    env = {**os.environ, "LINEUP_DATA_DIR": str(tmp_path)}
+    result = subprocess.run(
+        [sys.executable, "-m", "hub.cli", "config"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
+    assert "LINEUP_DATABASE_URL" in result.stdout
+    assert load_settings  # the table comes from the same Settings the hub loads
