@@ -127,6 +127,8 @@ async def _serve(args: argparse.Namespace, settings: Settings) -> int:
     config = Config()
     config.bind = [f"{settings.host}:{settings.port}"]
     config.accesslog = None
+    # Hand hypercorn our logger so its lines go through the one configured handler once.
+    config.errorlog = logging.getLogger("hypercorn.error")
     config.graceful_timeout = 5
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
