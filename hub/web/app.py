@@ -33,7 +33,7 @@ def create_app(settings: Settings | None = None, **overrides: Any) -> Quart:
     @app.before_serving
     async def _open_database() -> None:
         await open_database(settings.resolved_database_url)
-        logger.debug("database open: %s", settings.is_postgres and "postgres" or "sqlite")
+        logger.debug("database open (%s)", "postgres" if settings.is_postgres else "sqlite")
 
     @app.after_serving
     async def _close_database() -> None:
