@@ -1,0 +1,727 @@
+"""The agent: one identity on one hub, its handlers, and the calls an adapter makes.
+
+``Agent`` owns the durable state (``StateStore``), the unacknowledged uplinks (``Outbox``),
+which downlink events were handled (``DeliveryLedger``) and the socket (``Connection``). It
+works the same in a script (``asyncio.run(agent.run())``) and in a notebook, where
+``agent = await Agent.connect(...)`` returns once connected and leaves the connection to a
+background task of the notebook's own event loop.
+
+Downlink events are taken in sequence order, each once. The SDK absorbs two kinds itself
+as soon as they arrive, so a handler waiting for them is never stuck behind another:
+``interaction.resolved`` (the answer is stored, then given to whoever waits for it) and
+``task.cancel_requested`` (the task's handler is told; with no handler running, the SDK
+confirms ``cancelled`` itself). Then, in order: ``task.assigned`` starts the ``on_task``
+handler in a task of its own (several tasks run side by side), and every other event is
+given to its ``on(type)`` handlers one after another.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import sys
+from collections import defaultdict
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, TypeVar
+
+from pydantic import ValidationError
+
+from hub.protocol.base import WireModel
+from hub.protocol.interactions import InteractionCard, InteractionType, Option, Risk
+from hub.protocol.lap import (
+    DOWNLINK_PAYLOADS,
+    PROTOCOL_VERSION,
+    Ack,
+    AgentHello,
+    AgentPaired,
+    AgentWelcome,
+    ResyncRequired,
+    utcnow,
+)
+from hub.sdk.backoff import Backoff
+from hub.sdk.connection import Connection
+from hub.sdk.errors import (
+    AgentClosed,
+    AuthenticationFailed,
+    HubError,
+    NotPaired,
+    SdkError,
+    TaskCancelled,
+)
+from hub.sdk.ids import new_id
+from hub.sdk.ledger import DeliveryLedger
+from hub.sdk.outbox import Outbox
+from hub.sdk.resolution import Resolution
+from hub.sdk.state import AgentState, StateStore, normalise_hub_url
+from hub.sdk.task import Task
+
+logger = logging.getLogger(__name__)
+
+SDK_VERSION = "lineup-sdk/0.1"
+
+
+@dataclass(frozen=True, slots=True)
+class Downlink:
+    """A frame from the hub as handlers see it; ``payload`` is camelCase as on the wire."""
+
+    type: str
+    sequence: int | None
+    payload: dict[str, Any]
+    envelope: dict[str, Any]
+
+    def parsed(self) -> WireModel | None:
+        """The payload as its protocol model, or None for a type this SDK does not know."""
+        model = DOWNLINK_PAYLOADS.get(self.type)
+        return model.model_validate(self.payload) if model else None
+
+
+Handler = Callable[[Downlink], Awaitable[None]]
+TaskHandler = Callable[[Task], Awaitable[None]]
+F = TypeVar("F", bound=Callable[..., Awaitable[None]])
+
+
+@dataclass
+class _Running:
+    task: Task
+    # Sequences finished only when the handler ends: its task.assigned, and any cancel
+    # request for it, so that a crash mid-task replays both and the work resumes.
+    sequences: list[int] = field(default_factory=list)
+
+
+class Agent:
+    def __init__(
+        self,
+        hub: str,
+        *,
+        credential: str | None = None,
+        pairing_code: str | None = None,
+        name: str | None = None,
+        profile: str = "default",
+        state_dir: str | Path | None = None,
+        store: StateStore | None = None,
+        agent_version: str = SDK_VERSION,
+        runtime: str = f"python{sys.version_info.major}.{sys.version_info.minor}",
+        capabilities: list[str] | None = None,
+        backoff: Backoff | None = None,
+        ping_interval_s: float | None = 20.0,
+        ping_timeout_s: float | None = 20.0,
+    ) -> None:
+        self.hub = normalise_hub_url(hub)
+        self.store = store or StateStore.for_hub(
+            self.hub, profile, Path(state_dir) if state_dir else None
+        )
+        self.state: AgentState = self.store.load(self.hub)
+        if credential and credential != self.state.credential:
+            self.state = AgentState(hub=self.hub, credential=credential)
+        self.name = name
+        self.agent_version = agent_version
+        self.runtime = runtime
+        self.capabilities = list(capabilities or [])
+        self.heartbeat_interval_s: float | None = None
+        self.duplicates_dropped = 0  # downlink repeats skipped (a replay overlapping a live send)
+        self._pairing_code = pairing_code
+        self._ledger = DeliveryLedger(self.state.last_sequence, self.state.handled)
+        self._outbox = Outbox(self.state.outbox)
+        self._connection = Connection(
+            self.hub,
+            self,
+            backoff=backoff,
+            ping_interval_s=ping_interval_s,
+            ping_timeout_s=ping_timeout_s,
+        )
+        self._task_handler: TaskHandler | None = None
+        self._handlers: dict[str, list[Handler]] = defaultdict(list)
+        self._waiters: dict[str, list[asyncio.Future[Resolution]]] = defaultdict(list)
+        self._running: dict[str, _Running] = {}
+        self._cancel_requests: dict[str, str] = {}
+        self._welcome_epoch: str | None = None
+        self._queue: asyncio.Queue[Downlink] = asyncio.Queue()
+        self._ready = asyncio.Event()
+        self._closed = False
+        self._run_task: asyncio.Task[None] | None = None
+        self._dispatch_task: asyncio.Task[None] | None = None
+        self._task_runners: set[asyncio.Task[None]] = set()
+
+    # --- identity and status ------------------------------------------------------------
+
+    @property
+    def agent_id(self) -> str | None:
+        return self.state.agent_id
+
+    @property
+    def workspace_id(self) -> str | None:
+        return self.state.workspace_id
+
+    @property
+    def connected(self) -> bool:
+        return self._ready.is_set()
+
+    @property
+    def last_sequence(self) -> int:
+        return self._ledger.watermark
+
+    @property
+    def connects(self) -> int:
+        """How many times a socket reached ``agent.welcome`` (1 + reconnects)."""
+        return self._connection.connects
+
+    @property
+    def pending_uplinks(self) -> int:
+        return len(self._outbox)
+
+    async def wait_connected(self) -> None:
+        await self._ready.wait()
+
+    # --- handlers -------------------------------------------------------------------------
+
+    def on_task(self, handler: TaskHandler) -> TaskHandler:
+        """Decorator: ``handler(task)`` runs for each task assigned to this agent.
+
+        Returning means the task succeeded (unless it already reported an end), raising
+        means it failed, ``TaskCancelled`` means it stopped on request.
+        """
+        self._task_handler = handler
+        return handler
+
+    def on(self, kind: str) -> Callable[[F], F]:
+        """Decorator: ``handler(downlink)`` for each downlink event of type ``kind``."""
+
+        def register(handler: F) -> F:
+            self._handlers[kind].append(handler)
+            return handler
+
+        return register
+
+    # --- lifecycle ------------------------------------------------------------------------
+
+    @classmethod
+    async def connect(cls, hub: str, **options: Any) -> Agent:
+        """Create, connect and return the agent (the connection keeps running in the
+        background); the way to use it in a notebook. Bound the wait with
+        ``asyncio.timeout(...)`` around it if the hub may be down."""
+        return await cls(hub, **options).start()
+
+    async def start(self) -> Agent:
+        """Connect in the background; return once the hub has welcomed the agent.
+
+        Raises ``AuthenticationFailed`` if the hub refuses the pairing code or credential,
+        ``NotPaired`` if there is neither. Cancelled (e.g. by ``asyncio.timeout``), it
+        closes the agent before letting the cancellation through.
+        """
+        if self._run_task is None:
+            if not self.state.credential and not self._pairing_code:
+                raise NotPaired(
+                    f"No credential for {self.hub} in {self.store.path} and no pairing code: "
+                    "create a pairing code in the hub (or `lineup pair`) and pass it."
+                )
+            self._run_task = asyncio.create_task(self._connection.run(), name="lineup-connection")
+            self._dispatch_task = asyncio.create_task(self._dispatch(), name="lineup-dispatch")
+        ready: asyncio.Task[Any] = asyncio.create_task(self._ready.wait())
+        connection: asyncio.Task[Any] = self._run_task
+        try:
+            await asyncio.wait({ready, connection}, return_when=asyncio.FIRST_COMPLETED)
+        except asyncio.CancelledError:
+            ready.cancel()
+            await self.close()
+            raise
+        if ready.done():
+            return self
+        ready.cancel()
+        failure = connection.exception()
+        await self.close()
+        raise failure or AgentClosed("the connection ended before the hub welcomed the agent")
+
+    async def run(self) -> None:
+        """Connect and serve until ``close`` (or a refused identity, which raises)."""
+        await self.start()
+        assert self._run_task is not None
+        try:
+            await self._run_task
+        finally:
+            await self.close()
+
+    async def close(self) -> None:
+        """Disconnect. Task handlers still running are stopped without reporting anything:
+        their events stay below the saved position, so the next run resumes them."""
+        if self._closed:
+            return
+        self._closed = True
+        self._ready.clear()
+        await self._connection.close()
+        background = [t for t in (self._dispatch_task, *self._task_runners) if t is not None]
+        for job in background:
+            job.cancel()
+        for job in background:
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await job
+        if self._run_task is not None and not self._run_task.done():
+            self._run_task.cancel()
+        if self._run_task is not None:
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await self._run_task
+        closed = AgentClosed("the agent was closed")
+        self._outbox.abandon_waiters(closed)
+        for futures in self._waiters.values():
+            for future in futures:
+                if not future.done():
+                    future.set_exception(closed)
+        self._persist()
+
+    async def __aenter__(self) -> Agent:
+        return await self.start()
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.close()
+
+    # --- uplinks --------------------------------------------------------------------------
+
+    async def send(
+        self,
+        kind: str,
+        payload: dict[str, Any],
+        *,
+        task_id: str | None = None,
+        conversation_id: str | None = None,
+        envelope_id: str | None = None,
+    ) -> Ack:
+        """Any uplink, kept and resent until acknowledged; raises ``HubError`` if refused."""
+        return await self._send(
+            kind,
+            payload,
+            envelope_id=envelope_id or new_id("evt"),
+            task_id=task_id,
+            conversation_id=conversation_id,
+        )
+
+    async def post_message(
+        self,
+        conversation_id: str,
+        content: str,
+        *,
+        task_id: str | None = None,
+        attachments: list[dict[str, Any]] | None = None,
+    ) -> str:
+        message_id = new_id("msg")
+        payload: dict[str, Any] = {
+            "messageId": message_id,
+            "conversationId": conversation_id,
+            "content": content,
+        }
+        if task_id:
+            payload["taskId"] = task_id
+        if attachments:
+            payload["attachments"] = attachments
+        await self.send("message.create", payload, task_id=task_id, conversation_id=conversation_id)
+        return message_id
+
+    async def add_artifact(
+        self,
+        name: str,
+        url: str,
+        *,
+        task_id: str | None = None,
+        mime_type: str | None = None,
+        summary: str | None = None,
+    ) -> str:
+        artifact_id = new_id("art")
+        payload: dict[str, Any] = {"artifactId": artifact_id, "name": name, "url": url}
+        for key, value in (("taskId", task_id), ("mimeType", mime_type), ("summary", summary)):
+            if value:
+                payload[key] = value
+        await self.send("artifact.created", payload, task_id=task_id)
+        return artifact_id
+
+    async def request_interaction(
+        self,
+        card: InteractionCard,
+        *,
+        task_id: str | None = None,
+        conversation_id: str | None = None,
+    ) -> Resolution:
+        """Ask a person and wait for the answer (through disconnects). Inside a task
+        handler prefer ``task.request_interaction``, which also survives restarts."""
+        if card.id is None:
+            card = card.model_copy(update={"id": new_id("int")})
+        return await self._ask(
+            card, envelope_id=new_id("evt"), task_id=task_id, conversation_id=conversation_id
+        )
+
+    async def request_approval(
+        self,
+        title: str,
+        *,
+        description: str = "",
+        impact: str = "",
+        risk: Risk | str | None = None,
+        options: list[Option] | None = None,
+        details: dict[str, Any] | None = None,
+        task_id: str | None = None,
+    ) -> Resolution:
+        card = InteractionCard(
+            type=InteractionType.APPROVAL,
+            title=title,
+            description=description,
+            impact=impact,
+            risk=Risk(risk) if risk is not None else None,
+            options=options or [],
+            details=details or {},
+        )
+        return await self.request_interaction(card, task_id=task_id)
+
+    def task(self, data: dict[str, Any]) -> Task:
+        """A ``Task`` helper for a task this adapter knows of by other means (``{"id": ...}``)."""
+        return Task(self, data)
+
+    async def _send(
+        self,
+        kind: str,
+        payload: dict[str, Any],
+        *,
+        envelope_id: str,
+        task_id: str | None,
+        conversation_id: str | None,
+    ) -> Ack:
+        if self._closed:
+            raise AgentClosed("the agent was closed")
+        envelope = _envelope(envelope_id, kind, payload, task_id, conversation_id)
+        answer = self._outbox.add(envelope)
+        self._persist()
+        if self._ready.is_set():
+            await self._connection.send(self._outbox_entry(envelope_id, envelope))
+        return await answer
+
+    def _outbox_entry(self, envelope_id: str, fallback: dict[str, Any]) -> dict[str, Any]:
+        for entry in self._outbox.pending():
+            if entry["id"] == envelope_id:
+                return entry
+        return fallback
+
+    async def _send_unacknowledged(
+        self,
+        kind: str,
+        payload: dict[str, Any],
+        *,
+        task_id: str | None,
+        conversation_id: str | None,
+    ) -> None:
+        """Best effort, never resent (streaming deltas: the final message carries it all)."""
+        if self._ready.is_set():
+            envelope = _envelope(new_id("evt"), kind, payload, task_id, conversation_id)
+            await self._connection.send(envelope)
+
+    async def _ask(
+        self,
+        card: InteractionCard,
+        *,
+        envelope_id: str,
+        task_id: str | None,
+        conversation_id: str | None,
+        cancellation: Task | None = None,
+    ) -> Resolution:
+        assert card.id is not None
+        interaction_id = card.id
+        answer: asyncio.Future[Resolution] = asyncio.get_running_loop().create_future()
+        self._waiters[interaction_id].append(answer)
+        try:
+            known = self.state.resolutions.get(interaction_id)
+            if known is not None:
+                return Resolution.from_payload(known)
+            payload: dict[str, Any] = {"interaction": card.wire()}
+            if task_id:
+                payload["taskId"] = task_id
+            await self._send(
+                "interaction.requested",
+                payload,
+                envelope_id=envelope_id,
+                task_id=task_id,
+                conversation_id=conversation_id,
+            )
+            if cancellation is None:
+                return await answer
+            stop: asyncio.Future[Any] = asyncio.ensure_future(cancellation.cancellation.wait())
+            try:
+                either: set[asyncio.Future[Any]] = {answer, stop}
+                await asyncio.wait(either, return_when=asyncio.FIRST_COMPLETED)
+            finally:
+                stop.cancel()
+            if answer.done():
+                return answer.result()
+            raise TaskCancelled(cancellation.id, cancellation.cancel_reason)
+        finally:
+            waiting = self._waiters.get(interaction_id, [])
+            if answer in waiting:
+                waiting.remove(answer)
+            if not waiting:
+                self._waiters.pop(interaction_id, None)
+
+    # --- the session the connection serves ------------------------------------------------
+
+    def credential(self) -> str | None:
+        return self.state.credential
+
+    def credential_refused(self, error: AuthenticationFailed) -> bool:
+        if self.state.credential and self._pairing_code:
+            logger.warning("stored credential refused (%s); pairing with the code given", error)
+            self.state = AgentState(hub=self.hub)
+            self._ledger = DeliveryLedger()
+            self._outbox = Outbox()
+            self._persist()
+            return True
+        return False
+
+    def hello_payload(self) -> dict[str, Any]:
+        pairing = not self.state.credential
+        hello = AgentHello(
+            agent_version=self.agent_version,
+            runtime=self.runtime,
+            capabilities=self.capabilities,
+            last_sequence=self._ledger.watermark,
+            epoch=self.state.epoch,
+            pairing_code=self._pairing_code if pairing else None,
+            name=(self.name or "agent") if pairing else self.name,
+        )
+        return hello.wire()
+
+    async def paired(self, paired: AgentPaired) -> None:
+        self.state = AgentState(
+            hub=self.hub,
+            credential=paired.credential,
+            agent_id=paired.agent_id,
+            workspace_id=paired.workspace_id,
+        )
+        self._ledger = DeliveryLedger()
+        self._pairing_code = None  # used up: a later refusal must not try it again
+        self._persist()
+        logger.info("paired as agent %s; credential saved in %s", paired.agent_id, self.store.path)
+
+    async def welcomed(self, welcome: AgentWelcome, connection: Connection) -> None:
+        if self.state.agent_id and self.state.agent_id != welcome.agent_id:
+            self.state.forget_log_position()
+            self._ledger = DeliveryLedger()
+            self._outbox = Outbox()
+        self.state.agent_id = welcome.agent_id
+        self.state.workspace_id = welcome.workspace_id
+        self._welcome_epoch = welcome.epoch
+        if self.state.epoch is None:
+            self.state.epoch = welcome.epoch
+        elif self.state.epoch != welcome.epoch:
+            logger.warning(
+                "the hub's log is another one (epoch %s, was %s): expecting a resync",
+                welcome.epoch,
+                self.state.epoch,
+            )
+        self.heartbeat_interval_s = welcome.heartbeat_interval_s
+        # Resend what was never acknowledged, in its original order and with its original
+        # ids, before anything new: loop until nothing added meanwhile is left unsent.
+        sent: set[str] = set()
+        while True:
+            unsent = [e for e in self._outbox.pending() if e["id"] not in sent]
+            if not unsent:
+                break
+            for envelope in unsent:
+                if not await connection.send(envelope):
+                    return  # lost again; the next welcome resends
+                sent.add(str(envelope["id"]))
+        self._ready.set()
+        self._persist()
+
+    def disconnected(self) -> None:
+        self._ready.clear()
+
+    async def received(self, frame: dict[str, Any]) -> None:
+        kind = str(frame.get("type") or "")
+        payload = frame.get("payload") if isinstance(frame.get("payload"), dict) else {}
+        assert isinstance(payload, dict)
+        if kind == "ack":
+            try:
+                ack = Ack.model_validate(payload)
+            except ValidationError:
+                logger.warning("ignoring a malformed ack: %.300r", frame)
+                return
+            if self._outbox.acknowledged(ack):
+                self._persist()
+            return
+        if kind == "error":
+            error = HubError.from_frame(payload)
+            envelope_id = payload.get("id")
+            if isinstance(envelope_id, str) and self._outbox.refused(envelope_id, error):
+                self._persist()
+            else:
+                logger.warning("the hub reported: %s", error)
+            return
+        if kind == "warning":
+            logger.warning("the hub warns: %s", payload.get("message") or payload)
+            return
+        if kind == "system.resync_required":
+            self._resync(payload)
+        sequence = frame.get("sequence")
+        if isinstance(sequence, int) and kind != "system.resync_required":
+            if not self._ledger.begin(sequence):
+                self.duplicates_dropped += 1
+                return
+            self._absorb(kind, payload)
+        else:
+            sequence = None
+        self._queue.put_nowait(Downlink(kind, sequence, payload, frame))
+
+    def _resync(self, payload: dict[str, Any]) -> None:
+        try:
+            resync = ResyncRequired.model_validate(payload)
+        except ValidationError:
+            logger.warning("ignoring a malformed resync frame: %.300r", payload)
+            return
+        logger.warning(
+            "the hub cannot replay from %s (%s): continuing from %s",
+            self._ledger.watermark,
+            resync.reason,
+            resync.last_sequence,
+        )
+        self._ledger.reset(resync.last_sequence)
+        self.state.epoch = self._welcome_epoch or self.state.epoch
+        self._persist()
+
+    def _absorb(self, kind: str, payload: dict[str, Any]) -> None:
+        if kind == "interaction.resolved":
+            try:
+                resolution = Resolution.from_payload(payload)
+            except ValidationError:
+                logger.warning("ignoring a malformed resolution: %.300r", payload)
+                return
+            self.state.keep_resolution(resolution.interaction_id, payload)
+            self._persist()
+            for future in self._waiters.get(resolution.interaction_id, []):
+                if not future.done():
+                    future.set_result(resolution)
+        elif kind == "task.cancel_requested":
+            task_id = str(payload.get("taskId") or "")
+            reason = str(payload.get("reason") or "")
+            self._cancel_requests[task_id] = reason
+            running = self._running.get(task_id)
+            if running is not None:
+                running.task._cancel(reason)
+
+    # --- dispatch -------------------------------------------------------------------------
+
+    async def _dispatch(self) -> None:
+        while True:
+            event = await self._queue.get()
+            finish_now = await self._deliver(event)
+            if finish_now and event.sequence is not None:
+                self._ledger.finish(event.sequence)
+                self._persist()
+
+    async def _deliver(self, event: Downlink) -> bool:
+        """Hand ``event`` to its handlers; False if its sequence finishes later."""
+        finish_now = True
+        if event.type == "task.assigned" and self._task_handler is not None:
+            data = event.payload.get("task")
+            if not isinstance(data, dict) or not data.get("id"):
+                logger.warning("ignoring task.assigned without a task: %.300r", event.payload)
+                return True
+            if str(data["id"]) in self._running:
+                return True
+            self._start_task(Task(self, data), event.sequence)
+            return event.sequence is None
+        if event.type == "task.cancel_requested":
+            task_id = str(event.payload.get("taskId") or "")
+            running = self._running.get(task_id)
+            if running is not None and event.sequence is not None:
+                running.sequences.append(event.sequence)
+                finish_now = False
+            elif running is None and not self._handlers.get(event.type):
+                await self._confirm_cancelled(task_id)
+        for handler in list(self._handlers.get(event.type, ())):
+            try:
+                await handler(event)
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                logger.exception("the %s handler failed", event.type)
+        return finish_now
+
+    def _start_task(self, task: Task, sequence: int | None) -> None:
+        running = _Running(task, [sequence] if sequence is not None else [])
+        self._running[task.id] = running
+        if task.id in self._cancel_requests:
+            task._cancel(self._cancel_requests[task.id])
+        runner = asyncio.create_task(self._run_task_handler(running), name=f"lineup-{task.id}")
+        self._task_runners.add(runner)
+        runner.add_done_callback(self._task_runners.discard)
+
+    async def _run_task_handler(self, running: _Running) -> None:
+        task = running.task
+        assert self._task_handler is not None
+        try:
+            await self._task_handler(task)
+            if not task.ended:
+                await task.succeed()
+        except TaskCancelled:
+            await self._end_quietly(task.confirm_cancelled())
+        except (AgentClosed, asyncio.CancelledError):
+            raise  # closing: leave the task to be resumed by the next run
+        except HubError as error:
+            logger.warning("task %s: the hub refused a step: %s", task.id, error)
+            if not task.ended:
+                await self._end_quietly(task.fail(f"{error.code}: {error.message}"))
+        except Exception as error:
+            logger.exception("task %s: the handler failed", task.id)
+            if not task.ended:
+                await self._end_quietly(task.fail(f"{type(error).__name__}: {error}"))
+        self._running.pop(task.id, None)
+        self._cancel_requests.pop(task.id, None)
+        for sequence in running.sequences:
+            self._ledger.finish(sequence)
+        self._persist()
+
+    async def _end_quietly(self, report: Awaitable[Ack]) -> None:
+        try:
+            await report
+        except HubError as error:
+            # Typically the task already ended (another surface cancelled it): nothing to do.
+            logger.info("final report refused: %s", error)
+
+    async def _confirm_cancelled(self, task_id: str) -> None:
+        if not task_id:
+            return
+        try:
+            await self._send(
+                "task.status_changed",
+                {"taskId": task_id, "status": "cancelled"},
+                envelope_id=f"{task_id}.cancelled",
+                task_id=task_id,
+                conversation_id=None,
+            )
+        except HubError as error:
+            logger.info("cancel of %s not confirmed: %s", task_id, error)
+        except SdkError:
+            raise
+
+    def _persist(self) -> None:
+        self.state.last_sequence = self._ledger.watermark
+        self.state.handled = self._ledger.handled
+        self.state.outbox = self._outbox.pending()
+        self.store.save(self.state)
+
+
+def _envelope(
+    envelope_id: str,
+    kind: str,
+    payload: dict[str, Any],
+    task_id: str | None,
+    conversation_id: str | None,
+) -> dict[str, Any]:
+    envelope: dict[str, Any] = {
+        "id": envelope_id,
+        "type": kind,
+        "version": PROTOCOL_VERSION,
+        "occurredAt": utcnow().isoformat().replace("+00:00", "Z"),
+        "payload": payload,
+    }
+    if task_id:
+        envelope["taskId"] = task_id
+    if conversation_id:
+        envelope["conversationId"] = conversation_id
+    return envelope

@@ -1,0 +1,57 @@
+"""What can go wrong for an adapter, as exceptions a program can switch on.
+
+The hub answers a refused uplink with an ``error`` frame carrying a stable ``code``, a
+``message`` and a ``hint`` (the next step for a person); ``HubError`` carries the three so a
+caller can show them or branch on the code. ``AuthenticationFailed`` is the one the SDK does
+not retry: a wrong pairing code or a revoked credential will not get better by reconnecting.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+class SdkError(Exception):
+    """Root of every error the SDK raises on purpose."""
+
+
+class HubError(SdkError):
+    """The hub refused something; ``code`` is stable, ``hint`` says what to do next."""
+
+    def __init__(self, code: str, message: str, hint: str = "", **details: Any) -> None:
+        super().__init__(f"[{code}] {message}" + (f" (next: {hint})" if hint else ""))
+        self.code = code
+        self.message = message
+        self.hint = hint
+        self.details = details
+
+    @classmethod
+    def from_frame(cls, payload: dict[str, Any]) -> HubError:
+        known = {"id", "code", "message", "hint"}
+        return cls(
+            str(payload.get("code") or "error"),
+            str(payload.get("message") or "the hub refused the frame"),
+            str(payload.get("hint") or ""),
+            **{k: v for k, v in payload.items() if k not in known},
+        )
+
+
+class AuthenticationFailed(HubError):
+    """The pairing code or the credential was refused; reconnecting will not help."""
+
+
+class NotPaired(SdkError):
+    """There is neither a stored credential nor a pairing code to get one."""
+
+
+class TaskCancelled(SdkError):
+    """A person asked to stop this task; the SDK confirms ``cancelled`` when it propagates."""
+
+    def __init__(self, task_id: str, reason: str = "") -> None:
+        super().__init__(f"task {task_id} was cancelled" + (f": {reason}" if reason else ""))
+        self.task_id = task_id
+        self.reason = reason
+
+
+class AgentClosed(SdkError):
+    """The agent was closed while a call still waited for the hub."""
