@@ -18,6 +18,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from hub.core import agent_lifecycle
 from hub.core.errors import AlreadyDecided, Conflict, Forbidden, Gone, InvalidInput, NotFound
 from hub.core.models import (
     PROJECTION_MODELS,
@@ -54,6 +55,9 @@ async def apply(event: Event, connection: Connection, *, replaying: bool = False
     handler = _HANDLERS.get(event.type)
     if handler is not None:
         await handler(event, connection)
+    if not replaying:
+        # Agent rows are entities, not projections: changed with their event, never rebuilt.
+        await agent_lifecycle.apply(event, connection)
 
 
 async def clear(workspace_id: str, connection: Connection) -> None:
@@ -95,6 +99,13 @@ async def _task(event: Event, connection: Connection, task_id: str | None) -> Ta
             code="task_not_yours",
         )
     return task
+
+
+def _about(event: Event, task_id: str | None) -> None:
+    """Stamp the task an event concerns, whichever way the sender named it (envelope or
+    payload), so that a task's timeline is one query on ``event.task_id``."""
+    if task_id:
+        event.task_id = task_id
 
 
 async def _save_moved(task: Task, event: Event, connection: Connection) -> None:
@@ -158,6 +169,7 @@ async def _message_created(event: Event, connection: Connection) -> None:
     )
     conversation.updated_at = event.recorded_at
     await conversation.save(using_db=connection, update_fields=["updated_at"])
+    _about(event, payload.get("taskId") or event.task_id)
     if actor_agent_id(event.actor) is None and target:
         event.recipient_agent_id = target
 
@@ -186,6 +198,7 @@ async def _task_created(event: Event, connection: Connection) -> None:
         created_at=event.recorded_at,
         updated_at=event.recorded_at,
     )
+    _about(event, task_id)
     event.recipient_agent_id = payload.get("targetAgentId")
 
 
@@ -211,6 +224,7 @@ async def _child_created(event: Event, connection: Connection) -> None:
         created_at=event.recorded_at,
         updated_at=event.recorded_at,
     )
+    _about(event, child_id)
 
 
 @handles("task.accepted")
@@ -218,6 +232,7 @@ async def _task_accepted(event: Event, connection: Connection) -> None:
     task = await _task(event, connection, event.payload.get("taskId") or event.task_id)
     task.status = check_transition(task.status, TaskStatus.RUNNING).value
     await _save_moved(task, event, connection)
+    _about(event, task.id)
 
 
 @handles("task.status_changed")
@@ -236,6 +251,7 @@ async def _status_changed(event: Event, connection: Connection) -> None:
     if payload.get("error") is not None:
         task.error = payload["error"]
     await _save_moved(task, event, connection)
+    _about(event, task.id)
 
 
 @handles("task.cancel_requested")
@@ -252,6 +268,7 @@ async def _cancel_requested(event: Event, connection: Connection) -> None:
     task.cancel_reason = event.payload.get("reason") or ""
     task.updated_at = event.recorded_at
     await task.save(using_db=connection)
+    _about(event, task.id)
     event.recipient_agent_id = task.target_agent_id
 
 
@@ -284,6 +301,7 @@ async def _interaction_requested(event: Event, connection: Connection) -> None:
             task.status = check_transition(task.status, TaskStatus.WAITING_FOR_HUMAN).value
             await _save_moved(task, event, connection)
     event.payload = {**event.payload, "interaction": card.wire()}
+    _about(event, task.id if task else None)
     await Interaction.create(
         using_db=connection,
         id=card.id,
@@ -347,6 +365,7 @@ async def _interaction_resolved(event: Event, connection: Connection) -> None:
     interaction.responded_at = event.recorded_at
     await interaction.save(using_db=connection)
     event.recipient_agent_id = interaction.agent_id
+    _about(event, interaction.task_id)
     if interaction.task_id:
         task = await Task.filter(id=interaction.task_id).using_db(connection).first()
         still_waiting = (
@@ -382,6 +401,7 @@ async def _artifact_created(event: Event, connection: Connection) -> None:
     task_id = payload.get("taskId") or event.task_id
     if task_id:
         await _task(event, connection, task_id)
+    _about(event, task_id)
     artifact_id = _require(payload, "artifactId")
     if await Artifact.filter(id=artifact_id).using_db(connection).exists():
         raise Conflict(f"Artifact id {artifact_id} is taken.", code="id_in_use")
