@@ -1,0 +1,172 @@
+"""How agent lifecycle events change the agent's own row, in the transaction that logs them.
+
+``agent.paired``, ``agent.confirmed``, ``agent.online``, ``agent.offline`` and
+``agent.revoked`` each record a change of an ``Agent`` (an entity the hub owns, holding a
+credential hash the log never sees). The change and its event commit together: a handler
+here runs inside ``append_event``'s transaction, after the workspace's sequence row is
+locked, and refuses the event with a ``HubError`` when the row is not in a state the event
+can apply to, so a race (two sweepers, a heartbeat landing as the agent is marked offline,
+a code redeemed twice) leaves one event and one change, never two.
+
+Entities are not rebuilt from the log, so ``rebuild_projections`` does not run these.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from datetime import datetime
+from typing import Any
+
+from hub.core.errors import Conflict, Gone, InvalidInput, NotFound, Unauthorized
+from hub.core.models import Agent, AgentStatus, Event, PairingCode
+
+Connection = Any
+Handler = Callable[[Event, Connection], Awaitable[None]]
+_HANDLERS: dict[str, Handler] = {}
+
+AGENT_EVENT_TYPES = frozenset(
+    {"agent.paired", "agent.confirmed", "agent.online", "agent.offline", "agent.revoked"}
+)
+
+
+def _handles(event_type: str) -> Callable[[Handler], Handler]:
+    def register(handler: Handler) -> Handler:
+        _HANDLERS[event_type] = handler
+        return handler
+
+    return register
+
+
+async def apply(event: Event, connection: Connection) -> None:
+    handler = _HANDLERS.get(event.type)
+    if handler is not None:
+        await handler(event, connection)
+
+
+def credential_revoked(agent: Agent) -> Unauthorized:
+    return Unauthorized(
+        f"The credential of agent {agent.name} ({agent.id}) was revoked.",
+        code="credential_revoked",
+        hint="Pair the agent again with a new code (Agents page, or `lineup pair`).",
+    )
+
+
+async def _locked_agent(event: Event, connection: Connection) -> Agent:
+    agent_id = event.payload.get("agentId")
+    agent = (
+        await Agent.filter(id=agent_id, workspace_id=event.workspace_id)
+        .using_db(connection)
+        .select_for_update()
+        .first()
+    )
+    if agent is None:
+        raise NotFound(
+            f"Agent {agent_id} does not exist in this workspace.", code="agent_not_found"
+        )
+    return agent
+
+
+@_handles("agent.paired")
+async def _paired(event: Event, connection: Connection) -> None:
+    payload = event.payload
+    agent = await Agent.create(
+        using_db=connection,
+        id=payload["agentId"],
+        workspace_id=event.workspace_id,
+        name=payload["name"],
+        runtime=payload.get("runtime") or "",
+        version=payload.get("version") or "",
+        capabilities=list(payload.get("capabilities") or []),
+        status=AgentStatus.PENDING,
+        created_at=event.recorded_at,
+    )
+    # Claiming the code is a conditional update: of two agents redeeming one code at the
+    # same moment, exactly one sees a row change.
+    claimed = await (
+        PairingCode.filter(
+            id=payload["pairingCodeId"],
+            workspace_id=event.workspace_id,
+            used_at=None,
+            expires_at__gt=event.recorded_at,
+        )
+        .using_db(connection)
+        .update(used_at=event.recorded_at, agent_id=agent.id)
+    )
+    if not claimed:
+        code = await PairingCode.filter(id=payload["pairingCodeId"]).using_db(connection).first()
+        if code is not None and code.used_at is None:
+            raise pairing_code_expired()
+        raise pairing_code_used()
+
+
+@_handles("agent.confirmed")
+async def _confirmed(event: Event, connection: Connection) -> None:
+    agent = await _locked_agent(event, connection)
+    if agent.status == AgentStatus.REVOKED:
+        raise Conflict(
+            f"Agent {agent.name} ({agent.id}) was revoked; it cannot be confirmed.",
+            code="agent_revoked",
+            hint="Pair the agent again with a new code, then confirm the new one.",
+        )
+    name = event.payload.get("name")
+    if not isinstance(name, str) or not name:
+        raise InvalidInput("The payload needs 'name'.")
+    agent.name = name
+    agent.confirmed_at = agent.confirmed_at or event.recorded_at
+    await agent.save(using_db=connection, update_fields=["name", "confirmed_at"])
+
+
+@_handles("agent.online")
+async def _online(event: Event, connection: Connection) -> None:
+    agent = await _locked_agent(event, connection)
+    if agent.status == AgentStatus.REVOKED:
+        raise credential_revoked(agent)
+    if agent.status == AgentStatus.ONLINE:
+        raise Conflict(f"Agent {agent.id} is online already.", code="already_online")
+    agent.status = AgentStatus.ONLINE
+    await agent.save(using_db=connection, update_fields=["status"])
+
+
+@_handles("agent.offline")
+async def _offline(event: Event, connection: Connection) -> None:
+    agent = await _locked_agent(event, connection)
+    if agent.status != AgentStatus.ONLINE:
+        raise Conflict(f"Agent {agent.id} is not online.", code="not_online")
+    seen = event.payload.get("lastHeartbeatAt")
+    if (
+        isinstance(seen, str)
+        and agent.last_heartbeat_at is not None
+        and agent.last_heartbeat_at > datetime.fromisoformat(seen)
+    ):
+        # A heartbeat arrived after the sweeper looked: the agent is alive after all.
+        raise Conflict(f"Agent {agent.id} sent a heartbeat since.", code="agent_came_back")
+    agent.status = AgentStatus.OFFLINE
+    await agent.save(using_db=connection, update_fields=["status"])
+
+
+@_handles("agent.revoked")
+async def _revoked(event: Event, connection: Connection) -> None:
+    agent = await _locked_agent(event, connection)
+    if agent.status == AgentStatus.REVOKED:
+        raise Conflict(f"Agent {agent.id} is revoked already.", code="already_revoked")
+    agent.status = AgentStatus.REVOKED
+    agent.revoked_at = event.recorded_at
+    await agent.save(using_db=connection, update_fields=["status", "revoked_at"])
+
+
+def pairing_code_expired() -> Gone:
+    return Gone(
+        "This pairing code has expired.",
+        code="pairing_code_expired",
+        hint="Codes are short-lived (10 minutes by default): create a new one on the Agents "
+        "page or with `lineup pair --workspace WORKSPACE_ID`, then pair again.",
+    )
+
+
+def pairing_code_used() -> Gone:
+    return Gone(
+        "This pairing code was used already.",
+        code="pairing_code_used",
+        hint="Each code works once. If this agent paired already, connect with its "
+        "credential; otherwise create a new code and pair again.",
+    )
