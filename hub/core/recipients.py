@@ -11,18 +11,13 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from hub.core.errors import Conflict, NotFound
+from hub.core.agents import get_agent
+from hub.core.errors import Conflict
 from hub.core.models import Agent, AgentStatus
 
 
 async def deliverable_agent(workspace_id: str, agent_id: str) -> Agent:
-    agent = await Agent.filter(id=agent_id, workspace_id=workspace_id).first()
-    if agent is None:
-        raise NotFound(
-            f"Agent {agent_id} does not exist in this workspace.",
-            code="agent_not_found",
-            hint="List the workspace's agents and pick one of their ids.",
-        )
+    agent = await get_agent(workspace_id, agent_id)
     if agent.status == AgentStatus.REVOKED or agent.revoked_at is not None:
         raise Conflict(
             f"Agent {agent.name} ({agent.id}) was revoked and takes no more work.",
