@@ -29,7 +29,8 @@ class Backoff:
 
     def cap(self) -> float:
         """The longest the next wait may be."""
-        return min(self.maximum_s, self.initial_s * self.factor**self.attempt)
+        growth = self.factor ** min(self.attempt, 64)  # bounded: no float overflow
+        return min(self.maximum_s, self.initial_s * growth)
 
     def next_delay(self) -> float:
         delay = self._draw(0.0, self.cap())

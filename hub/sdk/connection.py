@@ -151,35 +151,37 @@ class Connection:
             raise
         heartbeat: asyncio.Task[None] | None = None
         try:
-            hello_id = new_id("evt")
-            await socket.send(
-                json.dumps(_envelope(hello_id, "agent.hello", self.session.hello_payload()))
-            )
-            async for raw in socket:
-                frame = _parse(raw)
-                if frame is None:
-                    continue
-                kind = frame.get("type")
-                payload = frame.get("payload") or {}
-                if kind == "agent.paired":
-                    await self.session.paired(AgentPaired.model_validate(payload))
-                elif kind == "agent.welcome":
-                    welcome = AgentWelcome.model_validate(payload)
-                    self._socket = socket
-                    await self.session.welcomed(welcome, self)
-                    self.connects += 1
-                    self.backoff.reset()
-                    if heartbeat is None:
-                        heartbeat = asyncio.create_task(
-                            self._beat(socket, welcome.heartbeat_interval_s)
-                        )
-                elif kind == "error" and payload.get("id") == hello_id:
-                    _raise_hello_error(payload)
-                else:
-                    await self.session.received(frame)
-            close_code = socket.close_code
-            if close_code in AUTH_CLOSE_CODES:
-                raise _refusal_from_reason(close_code, socket.close_reason or "")
+            try:
+                hello_id = new_id("evt")
+                hello = _envelope(hello_id, "agent.hello", self.session.hello_payload())
+                await socket.send(json.dumps(hello))
+                async for raw in socket:
+                    frame = _parse(raw)
+                    if frame is None:
+                        continue
+                    kind = frame.get("type")
+                    payload = frame.get("payload") or {}
+                    if kind == "agent.paired":
+                        await self.session.paired(AgentPaired.model_validate(payload))
+                    elif kind == "agent.welcome":
+                        welcome = AgentWelcome.model_validate(payload)
+                        self._socket = socket
+                        await self.session.welcomed(welcome, self)
+                        self.connects += 1
+                        self.backoff.reset()
+                        if heartbeat is None:
+                            heartbeat = asyncio.create_task(
+                                self._beat(socket, welcome.heartbeat_interval_s)
+                            )
+                    elif kind == "error" and payload.get("id") == hello_id:
+                        _raise_hello_error(payload)
+                    else:
+                        await self.session.received(frame)
+            except ConnectionClosed:
+                if socket.close_code not in AUTH_CLOSE_CODES:
+                    raise
+            if socket.close_code in AUTH_CLOSE_CODES:
+                raise _refusal_from_reason(socket.close_code or 0, socket.close_reason or "")
         finally:
             if heartbeat is not None:
                 heartbeat.cancel()
