@@ -1,0 +1,62 @@
+"""The JSON API under ``/api/v1`` (the public contract's HTTP table), described by OpenAPI at
+``/api/openapi.json`` with a docs page at ``/api/docs``.
+
+One module per resource; each holds a blueprint. ``init_app`` attaches them, the session
+settings and quart-schema (which generates the OpenAPI document from the request models).
+"""
+
+from __future__ import annotations
+
+from quart import Quart
+from quart_schema import Info, QuartSchema
+
+from hub.config import Settings
+from hub.web import identity
+from hub.web.api import (
+    agents,
+    auth,
+    conversations,
+    events,
+    inbox,
+    interactions,
+    tasks,
+    workspaces,
+)
+from hub.web.api.openapi import HubOpenAPIProvider
+
+BLUEPRINTS = (
+    auth.blueprint,
+    workspaces.blueprint,
+    agents.blueprint,
+    conversations.blueprint,
+    tasks.blueprint,
+    interactions.blueprint,
+    inbox.blueprint,
+    events.blueprint,
+)
+
+
+def init_app(app: Quart, settings: Settings) -> None:
+    identity.init_app(app, public_url=settings.resolved_public_url)
+    QuartSchema(
+        app,
+        openapi_path="/api/openapi.json",
+        swagger_ui_path="/api/docs",
+        redoc_ui_path=None,
+        scalar_ui_path=None,
+        info=Info(
+            title="LineUp Hub API",
+            version="1",
+            description="Supervise the AI agents you run. Errors are "
+            '`{"error": {"code", "message", "hint"}}`; writes accept an `Idempotency-Key` '
+            "header so a retry returns the first result.",
+        ),
+        security_schemes={
+            "token": {"type": "http", "scheme": "bearer"},
+            "session": {"type": "apiKey", "in_": "cookie", "name": identity.SESSION_COOKIE_NAME},
+        },
+        security=[{"token": []}, {"session": []}],
+        openapi_provider_class=HubOpenAPIProvider,
+    )
+    for blueprint in BLUEPRINTS:
+        app.register_blueprint(blueprint)

@@ -1,0 +1,143 @@
+"""Accounts: sign up, log in and out, who am I, personal API tokens.
+
+Failed logins are capped per address and per account (a short sliding window), so a
+password cannot be guessed at speed; argon2 makes each guess slow as well.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import Field
+from quart import Blueprint, request
+from quart_schema import security_scheme
+
+from hub.core.accounts import (
+    authenticate,
+    create_api_token,
+    create_user,
+    revoke_api_token,
+    workspaces_of,
+)
+from hub.core.errors import NotFound, Unauthorized
+from hub.core.models import ApiToken
+from hub.core.ratelimit import FailureLimiter
+from hub.core.views import iso
+from hub.web.api.base import ApiModel, json_body
+from hub.web.identity import current_caller, end_session, start_session
+
+blueprint = Blueprint("api_auth", __name__, url_prefix="/api/v1")
+
+LOGIN_FAILURES = FailureLimiter(
+    per_source=10, overall=10_000, window_s=60.0, code="login_rate_limited", what="logins"
+)
+ACCOUNT_FAILURES = FailureLimiter(
+    per_source=20, overall=10_000, window_s=60.0, code="login_rate_limited", what="logins"
+)
+
+
+class Registration(ApiModel):
+    email: str = Field(min_length=3, max_length=320)
+    password: str = Field(min_length=1, max_length=1000)
+    display_name: str | None = Field(None, max_length=200)
+
+
+class Credentials(ApiModel):
+    email: str = Field(min_length=1, max_length=320)
+    password: str = Field(min_length=1, max_length=1000)
+
+
+class NewToken(ApiModel):
+    name: str = Field(min_length=1, max_length=200)
+
+
+def token_view(token: ApiToken) -> dict[str, Any]:
+    return {
+        "id": token.id,
+        "name": token.name,
+        "createdAt": iso(token.created_at),
+        "lastUsedAt": iso(token.last_used_at),
+        "revokedAt": iso(token.revoked_at),
+    }
+
+
+@blueprint.post("/auth/register")
+@security_scheme([])
+@json_body(Registration)
+async def register(body: Registration) -> tuple[dict[str, Any], int]:
+    """Create an account and its personal workspace; the response also signs you in."""
+    user, workspace = await create_user(body.email, body.password, body.display_name)
+    start_session(user)
+    return {"userId": user.id, "workspaceId": workspace.id}, 201
+
+
+@blueprint.post("/auth/login")
+@security_scheme([])
+@json_body(Credentials)
+async def login(body: Credentials) -> dict[str, Any]:
+    """Sign in with email and password: sets the session cookie."""
+    source, account = request.remote_addr, body.email.strip().lower()
+    LOGIN_FAILURES.check(source)
+    ACCOUNT_FAILURES.check(account)
+    try:
+        user = await authenticate(body.email, body.password)
+    except Unauthorized:
+        LOGIN_FAILURES.record_failure(source)
+        ACCOUNT_FAILURES.record_failure(account)
+        raise
+    start_session(user)
+    workspaces = await workspaces_of(user)
+    return {
+        "userId": user.id,
+        "displayName": user.display_name,
+        "workspaceIds": [w.id for w in workspaces],
+    }
+
+
+@blueprint.post("/auth/logout")
+async def logout() -> tuple[str, int]:
+    """End the browser session (API tokens stay valid until revoked)."""
+    end_session()
+    return "", 204
+
+
+@blueprint.get("/me")
+async def me() -> dict[str, Any]:
+    """The signed-in person."""
+    caller = await current_caller()
+    return {
+        "userId": caller.user.id,
+        "email": caller.user.email,
+        "displayName": caller.user.display_name,
+        "authenticatedBy": "session" if caller.by_session else "token",
+    }
+
+
+@blueprint.post("/auth/tokens")
+@json_body(NewToken)
+async def create_token(body: NewToken) -> tuple[dict[str, Any], int]:
+    """A personal API token for scripts and notebooks. The token is shown this once."""
+    caller = await current_caller()
+    token, secret = await create_api_token(caller.user, body.name)
+    return {**token_view(token), "token": secret}, 201
+
+
+@blueprint.get("/auth/tokens")
+async def list_tokens() -> dict[str, Any]:
+    """Your tokens that still work (never the secrets)."""
+    caller = await current_caller()
+    tokens = await ApiToken.filter(user_id=caller.user.id, revoked_at=None).order_by(
+        "created_at", "id"
+    )
+    return {"tokens": [token_view(t) for t in tokens]}
+
+
+@blueprint.post("/auth/tokens/<token_id>/revoke")
+async def revoke_token(token_id: str) -> dict[str, Any]:
+    """Revoke one of your tokens; it stops working at once."""
+    caller = await current_caller()
+    await revoke_api_token(caller.user, token_id)
+    token = await ApiToken.filter(id=token_id, user_id=caller.user.id).first()
+    if token is None:  # pragma: no cover - revoke_api_token found it a moment ago
+        raise NotFound(f"No token {token_id}.", code="token_not_found")
+    return token_view(token)

@@ -1,0 +1,128 @@
+"""What every JSON API module shares: request models, body and query validation, and the
+idempotency key.
+
+Validation failures come back in the contract's error shape, never quart-schema's default
+body: a body that is not JSON is ``400 invalid_json``; fields that do not fit the schema
+are ``422 invalid_input`` with ``details.fields`` naming each problem by its JSON name.
+The models double as the OpenAPI description (``document_request`` /
+``document_querystring``), so the docs cannot drift from what is checked.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Awaitable, Callable
+from functools import wraps
+from typing import Any, TypeVar
+
+from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic.alias_generators import to_camel
+from quart import request
+from quart_schema import document_querystring, document_request
+
+from hub.core.errors import InvalidInput
+from hub.core.idempotency import MAX_KEY_LENGTH
+
+IDEMPOTENCY_HEADER = "Idempotency-Key"
+MAX_BODY_BYTES = 1_000_000
+
+Model = TypeVar("Model", bound=BaseModel)
+View = Callable[..., Awaitable[Any]]
+
+
+class ApiModel(BaseModel):
+    """camelCase on the wire, like the rest of the contract; unknown fields are ignored so
+    that an older hub accepts a newer client's requests."""
+
+    model_config = ConfigDict(alias_generator=to_camel, populate_by_name=True, extra="ignore")
+
+
+class MalformedBody(InvalidInput):
+    status = 400
+    code = "invalid_json"
+    hint = "Send a JSON object with Content-Type: application/json."
+
+
+def _fields(error: ValidationError) -> list[dict[str, str]]:
+    return [
+        {
+            "field": ".".join(str(part) for part in problem["loc"]) or "(body)",
+            "problem": problem["msg"],
+        }
+        for problem in error.errors(include_url=False)
+    ]
+
+
+def invalid(error: ValidationError, what: str) -> InvalidInput:
+    fields = _fields(error)
+    summary = "; ".join(f"{f['field']}: {f['problem']}" for f in fields[:5])
+    return InvalidInput(f"The {what} is not valid — {summary}.", fields=fields)
+
+
+def validated(model: type[Model], data: Any, what: str = "request body") -> Model:
+    try:
+        return model.model_validate(data)
+    except ValidationError as error:
+        raise invalid(error, what) from None
+
+
+def json_body(model: type[BaseModel], *, optional: bool = False) -> Callable[[View], View]:
+    """Validate the JSON body as ``model`` and pass it as ``body=``.
+
+    ``optional``: an empty body reads as ``{}`` (e.g. a cancel with no reason).
+    """
+
+    def decorate(view: View) -> View:
+        @wraps(view)
+        async def wrapper(*args: Any, **kwargs: Any) -> Any:
+            raw = await request.get_data(as_text=False)
+            if len(raw) > MAX_BODY_BYTES:
+                raise InvalidInput(
+                    f"The body is larger than {MAX_BODY_BYTES} bytes.", code="body_too_large"
+                )
+            if not raw.strip() and optional:
+                data: Any = {}
+            else:
+                if not request.is_json:
+                    raise MalformedBody("The body must be JSON (Content-Type: application/json).")
+                try:
+                    data = json.loads(raw)
+                except ValueError as error:
+                    raise MalformedBody(f"The body is not valid JSON: {error}.") from None
+                if data is None and optional:
+                    data = {}
+                if not isinstance(data, dict):
+                    raise MalformedBody("The body must be a JSON object.")
+            return await view(*args, body=validated(model, data), **kwargs)
+
+        return document_request(model)(wrapper)  # type: ignore[no-any-return]
+
+    return decorate
+
+
+def query_args(model: type[BaseModel]) -> Callable[[View], View]:
+    """Validate the query string as ``model`` and pass it as ``query=``."""
+
+    def decorate(view: View) -> View:
+        @wraps(view)
+        async def wrapper(*args: Any, **kwargs: Any) -> Any:
+            data = {key: request.args.get(key) for key in request.args}
+            return await view(*args, query=validated(model, data, "query string"), **kwargs)
+
+        return document_querystring(model)(wrapper)  # type: ignore[no-any-return]
+
+    return decorate
+
+
+def idempotency_key() -> str | None:
+    """The client's key for a write it may repeat; the first result is returned on repeat."""
+    key = request.headers.get(IDEMPOTENCY_HEADER)
+    if key is None:
+        return None
+    key = key.strip()
+    if not 1 <= len(key) <= MAX_KEY_LENGTH:
+        raise InvalidInput(
+            f"{IDEMPOTENCY_HEADER} must be 1 to {MAX_KEY_LENGTH} characters.",
+            code="invalid_idempotency_key",
+        )
+    return key

@@ -1,0 +1,37 @@
+"""The workspace's event log after a sequence, page by page."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import Field
+from quart import Blueprint
+
+from hub.core.events import events_after, to_envelope
+from hub.core.models import Workspace
+from hub.web.api.base import ApiModel, query_args
+from hub.web.identity import member_of
+
+blueprint = Blueprint("api_events", __name__, url_prefix="/api/v1")
+
+
+class EventsQuery(ApiModel):
+    after: int = Field(0, ge=0, description="Return events with a greater sequence.")
+    limit: int = Field(500, ge=1, le=1000)
+
+
+@blueprint.get("/workspaces/<ws>/events")
+@query_args(EventsQuery)
+async def events(ws: str, query: EventsQuery) -> dict[str, Any]:
+    """Events after ``after``, in order. ``epoch`` names the log: if it differs from the one
+    you stored with your sequence, start again from 0. ``hasMore``: ask again after the
+    last one."""
+    await member_of(ws)
+    page = await events_after(ws, query.after, limit=query.limit)
+    workspace = await Workspace.get(id=ws)  # read after the page: lastSequence covers it
+    return {
+        "events": [to_envelope(e) for e in page],
+        "epoch": workspace.epoch,
+        "lastSequence": int(workspace.last_sequence),
+        "hasMore": bool(page) and int(page[-1].sequence) < int(workspace.last_sequence),
+    }

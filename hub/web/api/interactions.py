@@ -1,0 +1,49 @@
+"""Interaction cards: read one, answer it."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import Field
+from quart import Blueprint
+
+from hub.core.interactions import interaction_detail, respond_to_interaction
+from hub.protocol.interactions import MAX_COMMENT_LENGTH, OptionId
+from hub.web.api.base import ApiModel, idempotency_key, json_body
+from hub.web.identity import member_of
+
+blueprint = Blueprint("api_interactions", __name__, url_prefix="/api/v1")
+
+
+class Answer(ApiModel):
+    """approval, review: ``{optionId, comment?}``; choice: ``{optionId}`` or, when the card
+    allows several, ``{optionIds}``; input: ``{text}``, checked against the card's format."""
+
+    option_id: OptionId | None = None
+    option_ids: list[OptionId] | None = Field(None, max_length=20)
+    text: str | None = Field(None, max_length=100_000)
+    comment: str | None = Field(None, max_length=MAX_COMMENT_LENGTH)
+
+
+@blueprint.get("/workspaces/<ws>/interactions/<interaction_id>")
+async def interaction(ws: str, interaction_id: str) -> dict[str, Any]:
+    """The card with its status and, once answered, the answer and who gave it, how, when."""
+    await member_of(ws)
+    return await interaction_detail(ws, interaction_id)
+
+
+@blueprint.post("/workspaces/<ws>/interactions/<interaction_id>/respond")
+@json_body(Answer)
+async def respond(ws: str, interaction_id: str, body: Answer) -> dict[str, Any]:
+    """Answer the card. 409 ``already_decided`` if someone answered first (the error's
+    details say who, via what and when); 410 if it expired."""
+    caller, _ = await member_of(ws, write=True)
+    await respond_to_interaction(
+        ws,
+        interaction_id,
+        body.model_dump(by_alias=True, exclude_none=True),
+        responder=caller.actor,
+        via=caller.surface,
+        idempotency_key=idempotency_key(),
+    )
+    return await interaction_detail(ws, interaction_id)

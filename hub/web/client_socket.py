@@ -1,0 +1,117 @@
+"""The client WebSocket, ``/ws/client?workspace=WS&after=SEQ[&epoch=E]``, for browsers and
+notebooks: the workspace's events after SEQ in order, then live ones, each exactly once.
+
+Authenticated like the JSON API (session cookie or bearer token; a cookie must come from the
+hub's own origin) and only for members of the workspace. Frames are JSON text:
+
+* ``client.welcome`` first: ``{epoch, lastSequence, after}`` — keep ``epoch`` with the last
+  sequence you handled and send both back when you reconnect;
+* every logged event as its LAP envelope (``sequence`` increases by one each time);
+* ``system.resync_required`` ``{reason, epoch, lastSequence}`` when the sequence you sent
+  cannot be continued (another epoch: the log was replaced, say restored from a backup; or
+  a sequence beyond the log's end): reload your state, then the events after
+  ``lastSequence`` follow on this same socket;
+* transient frames such as ``message.delta`` (text still streaming), which carry no
+  sequence and are never replayed;
+* ``error`` ``{code, message, hint}`` before the socket closes when it is refused.
+
+Anything the client sends is read and ignored, so it cannot pile up in memory.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+from typing import Any
+
+from quart import Blueprint, Quart, websocket
+
+from hub.core.accounts import require_membership
+from hub.core.errors import HubError, InvalidInput
+from hub.core.events import PROTOCOL_VERSION
+from hub.core.feed import WorkspaceFeed
+from hub.core.models import Workspace
+from hub.web.identity import current_caller
+
+blueprint = Blueprint("client_socket", __name__)
+
+PATH = "/ws/client"
+
+
+def frame(type: str, workspace_id: str, payload: dict[str, Any]) -> str:
+    return _dumps(
+        {"type": type, "version": PROTOCOL_VERSION, "workspaceId": workspace_id, "payload": payload}
+    )
+
+
+def _dumps(value: dict[str, Any]) -> str:
+    return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+
+
+def _sequence(raw: str | None) -> int:
+    if raw is None or raw == "":
+        return 0
+    if not raw.isdigit():
+        raise InvalidInput(
+            f"'after' must be a sequence number (0 or more), not {raw!r}.",
+            code="invalid_sequence",
+        )
+    return int(raw)
+
+
+@blueprint.websocket(PATH)
+async def client_socket() -> None:
+    workspace_id = websocket.args.get("workspace", "")
+    try:
+        caller = await current_caller()
+        await require_membership(caller.user, workspace_id)
+        after = _sequence(websocket.args.get("after"))
+        workspace = await Workspace.get(id=workspace_id)
+    except HubError as error:
+        await websocket.accept()
+        await websocket.send(frame("error", workspace_id, error.to_dict()))
+        await websocket.close(error.close_code, error.code)
+        return
+    await websocket.accept()
+    last = int(workspace.last_sequence)
+    await websocket.send(
+        frame(
+            "client.welcome",
+            workspace.id,
+            {"epoch": workspace.epoch, "lastSequence": last, "after": after},
+        )
+    )
+    claimed_epoch = websocket.args.get("epoch")
+    reason = None
+    if claimed_epoch and claimed_epoch != workspace.epoch:
+        reason = "epoch_changed"
+    elif after > last:
+        reason = "ahead_of_log"
+    if reason is not None:
+        await websocket.send(
+            frame(
+                "system.resync_required",
+                workspace.id,
+                {"reason": reason, "epoch": workspace.epoch, "lastSequence": last},
+            )
+        )
+        after = last
+    drain = asyncio.create_task(_ignore_incoming())
+    try:
+        async with WorkspaceFeed(workspace.id, after) as feed:
+            async for event in feed:
+                await websocket.send(_dumps(event.envelope))
+    finally:
+        drain.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await drain
+
+
+async def _ignore_incoming() -> None:
+    while True:
+        await websocket.receive()
+
+
+def init_app(app: Quart) -> None:
+    app.register_blueprint(blueprint)

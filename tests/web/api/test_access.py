@@ -1,0 +1,151 @@
+"""Every workspace route needs a caller, a membership, and ids of that workspace."""
+
+from __future__ import annotations
+
+import pytest
+from quart import Quart
+
+from hub.core.conversations import create_conversation
+from hub.core.events import append_event, last_sequence
+from hub.core.ids import new_id
+from hub.core.models import Workspace
+from hub.core.tasks import create_task
+from tests.core.scenario import make_agent
+from tests.web.api.conftest import Person
+
+# (method, path under /workspaces/{ws}, body); {agent}, {conversation}, {task} and
+# {interaction} are filled with ids of the workspace the test picks.
+WORKSPACE_ROUTES: list[tuple[str, str, dict[str, object] | None]] = [
+    ("POST", "/pairing-codes", None),
+    ("GET", "/agents", None),
+    ("GET", "/agents/{agent}", None),
+    ("POST", "/agents/{agent}/confirm", {"name": "mine now"}),
+    ("POST", "/agents/{agent}/revoke", None),
+    ("GET", "/conversations", None),
+    ("POST", "/conversations", {"title": "t", "agentIds": ["{agent}"]}),
+    ("GET", "/conversations/{conversation}", None),
+    ("GET", "/conversations/{conversation}/messages", None),
+    ("POST", "/conversations/{conversation}/messages", {"content": "hi"}),
+    ("GET", "/tasks", None),
+    ("POST", "/tasks", {"title": "t", "targetAgentId": "{agent}"}),
+    ("GET", "/tasks/{task}", None),
+    ("POST", "/tasks/{task}/cancel", None),
+    ("GET", "/inbox", None),
+    ("GET", "/interactions/{interaction}", None),
+    ("POST", "/interactions/{interaction}/respond", {"optionId": "approve"}),
+    ("GET", "/events", None),
+]
+OBJECT_ROUTES = [r for r in WORKSPACE_ROUTES if "{" in r[1]]
+ACCOUNT_ROUTES = [
+    ("GET", "/api/v1/me"),
+    ("GET", "/api/v1/workspaces"),
+    ("GET", "/api/v1/auth/tokens"),
+    ("POST", "/api/v1/auth/tokens"),
+    ("POST", "/api/v1/auth/tokens/tok_x/revoke"),
+]
+
+
+async def objects_of(workspace_id: str) -> dict[str, str]:
+    workspace = await Workspace.get(id=workspace_id)
+    agent = await make_agent(workspace)
+    conversation = await create_conversation(workspace_id, "c", [agent.id], by="user:usr_t")
+    task = await create_task(workspace_id, "t", by="user:usr_t", target_agent_id=agent.id)
+    by_agent = f"agent:{agent.id}"
+    await append_event(workspace_id, "task.accepted", {"taskId": task.id}, actor=by_agent)
+    interaction = new_id("interaction")
+    await append_event(
+        workspace_id,
+        "interaction.requested",
+        {"interaction": {"id": interaction, "type": "approval", "title": "ok?"}},
+        actor=by_agent,
+        task_id=task.id,
+    )
+    return {
+        "agent": agent.id,
+        "conversation": conversation.id,
+        "task": task.id,
+        "interaction": interaction,
+    }
+
+
+def filled(value: object, ids: dict[str, str]) -> object:
+    if isinstance(value, str):
+        return value.format(**ids)
+    if isinstance(value, list):
+        return [filled(v, ids) for v in value]
+    if isinstance(value, dict):
+        return {k: filled(v, ids) for k, v in value.items()}
+    return value
+
+
+async def call(app: Quart, method: str, url: str, body: object, headers: dict[str, str]):  # type: ignore[no-untyped-def]
+    client = app.test_client()
+    kwargs = {"json": body} if body is not None else {}
+    return await client.open(url, method=method, headers=headers, **kwargs)
+
+
+@pytest.mark.parametrize(("method", "path", "body"), WORKSPACE_ROUTES)
+async def test_nothing_without_credentials(app: Quart, sign_up, method, path, body) -> None:  # type: ignore[no-untyped-def]
+    owner: Person = await sign_up()
+    ids = await objects_of(owner.workspace_id)
+    before = await last_sequence(owner.workspace_id)
+    for headers in ({}, {"Authorization": "Bearer lu_pat_not-a-token"}):
+        response = await call(
+            app,
+            method,
+            owner.url(filled(path, ids)),
+            filled(body, ids),
+            headers,  # type: ignore[arg-type]
+        )
+        assert response.status_code == 401, (method, path)
+        error = (await response.get_json())["error"]
+        assert error["code"] in ("not_signed_in", "invalid_token") and error["hint"]
+    assert await last_sequence(owner.workspace_id) == before
+
+
+@pytest.mark.parametrize(("method", "path"), ACCOUNT_ROUTES)
+async def test_account_routes_need_credentials(app: Quart, method: str, path: str) -> None:
+    response = await call(app, method, path, {"name": "x"} if method == "POST" else None, {})
+    assert response.status_code == 401
+
+
+@pytest.mark.parametrize(("method", "path", "body"), WORKSPACE_ROUTES)
+async def test_another_persons_workspace_is_not_found(
+    app: Quart, sign_up, method, path, body
+) -> None:  # type: ignore[no-untyped-def]
+    owner: Person = await sign_up("owner")
+    stranger: Person = await sign_up("stranger")
+    ids = await objects_of(owner.workspace_id)
+    before = await last_sequence(owner.workspace_id)
+    response = await call(
+        app,
+        method,
+        owner.url(filled(path, ids)),
+        filled(body, ids),
+        stranger.headers,  # type: ignore[arg-type]
+    )
+    assert response.status_code == 404, (method, path)
+    assert (await response.get_json())["error"]["code"] == "workspace_not_found"
+    assert await last_sequence(owner.workspace_id) == before
+
+
+@pytest.mark.parametrize(("method", "path", "body"), OBJECT_ROUTES)
+async def test_another_workspaces_ids_are_not_found_in_mine(
+    app: Quart, sign_up, method, path, body
+) -> None:  # type: ignore[no-untyped-def]
+    owner: Person = await sign_up("owner")
+    me: Person = await sign_up("me")
+    theirs = await objects_of(owner.workspace_id)
+    before_theirs = await last_sequence(owner.workspace_id)
+    before_mine = await last_sequence(me.workspace_id)
+    response = await call(
+        app,
+        method,
+        me.url(filled(path, theirs)),
+        filled(body, theirs),
+        me.headers,  # type: ignore[arg-type]
+    )
+    assert response.status_code == 404, (method, path, await response.get_data())
+    assert (await response.get_json())["error"]["code"].endswith("_not_found")
+    assert await last_sequence(owner.workspace_id) == before_theirs
+    assert await last_sequence(me.workspace_id) == before_mine

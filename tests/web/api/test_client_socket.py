@@ -1,0 +1,122 @@
+"""The client WebSocket: events after a sequence, then live, in order and once; epochs."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from typing import Any
+
+import pytest
+from quart import Quart
+from quart.testing.connections import WebsocketDisconnectError
+
+from hub.core.events import append_event
+from hub.core.models import Workspace
+from tests.web.api.conftest import PASSWORD, Person
+
+
+async def receive(socket: Any) -> dict[str, Any]:
+    frame: dict[str, Any] = json.loads(await asyncio.wait_for(socket.receive(), timeout=10))
+    return frame
+
+
+async def note(person: Person, n: int) -> int:
+    result = await append_event(person.workspace_id, "note.added", {"n": n}, actor="system")
+    return result.sequence
+
+
+def path(person: Person, **args: object) -> str:
+    query = "&".join(f"{k}={v}" for k, v in {"workspace": person.workspace_id, **args}.items())
+    return f"/ws/client?{query}"
+
+
+async def test_backlog_after_a_sequence_then_live(app: Quart, sign_up) -> None:  # type: ignore[no-untyped-def]
+    me: Person = await sign_up()
+    for n in range(4):
+        await note(me, n)
+    async with me.client.websocket(path(me, after=2), headers=me.headers) as socket:
+        welcome = await receive(socket)
+        assert welcome["type"] == "client.welcome"
+        epoch = (await Workspace.get(id=me.workspace_id)).epoch
+        assert welcome["payload"] == {"epoch": epoch, "lastSequence": 4, "after": 2}
+        assert [(await receive(socket))["sequence"] for _ in range(2)] == [3, 4]
+        writers = [asyncio.create_task(note(me, n)) for n in range(10)]
+        live = [await receive(socket) for _ in range(10)]
+        await asyncio.gather(*writers)
+        assert [f["sequence"] for f in live] == list(range(5, 15))
+        assert all(f["type"] == "note.added" and f["workspaceId"] == me.workspace_id for f in live)
+
+
+async def test_the_session_cookie_works_too(app: Quart, sign_up) -> None:  # type: ignore[no-untyped-def]
+    me: Person = await sign_up()
+    browser = app.test_client()
+    await browser.post("/api/v1/auth/login", json={"email": me.email, "password": PASSWORD})
+    await note(me, 1)
+    async with browser.websocket(path(me)) as socket:
+        assert (await receive(socket))["type"] == "client.welcome"
+        assert (await receive(socket))["sequence"] == 1
+
+
+async def test_another_epoch_means_resync(app: Quart, sign_up) -> None:  # type: ignore[no-untyped-def]
+    me: Person = await sign_up()
+    for n in range(3):
+        await note(me, n)
+    async with me.client.websocket(
+        path(me, after=2, epoch="evt_old"), headers=me.headers
+    ) as socket:
+        assert (await receive(socket))["type"] == "client.welcome"
+        resync = await receive(socket)
+        assert resync["type"] == "system.resync_required"
+        assert resync["payload"]["reason"] == "epoch_changed"
+        assert resync["payload"]["lastSequence"] == 3
+        # After the resync frame the socket follows the log from its end.
+        await note(me, 9)
+        assert (await receive(socket))["sequence"] == 4
+    async with me.client.websocket(path(me, after=99), headers=me.headers) as socket:
+        await receive(socket)
+        assert (await receive(socket))["payload"]["reason"] == "ahead_of_log"
+
+
+@pytest.mark.parametrize(
+    ("who", "args", "code"),
+    [
+        ("nobody", {}, "not_signed_in"),
+        ("stranger", {}, "workspace_not_found"),
+        ("owner", {"after": "x"}, "invalid_sequence"),
+    ],
+)
+async def test_refused_sockets_say_why(app: Quart, sign_up, who, args, code) -> None:  # type: ignore[no-untyped-def]
+    owner: Person = await sign_up()
+    stranger: Person = await sign_up()
+    headers = {"nobody": {}, "stranger": stranger.headers, "owner": owner.headers}[who]
+    async with app.test_client().websocket(path(owner, **args), headers=headers) as socket:
+        error = await receive(socket)
+        assert error["type"] == "error" and error["payload"]["code"] == code
+        with pytest.raises(WebsocketDisconnectError):
+            await asyncio.wait_for(socket.receive(), timeout=10)
+
+
+async def test_a_cookie_from_another_site_is_refused(app: Quart, sign_up) -> None:  # type: ignore[no-untyped-def]
+    me: Person = await sign_up()
+    browser = app.test_client()
+    await browser.post("/api/v1/auth/login", json={"email": me.email, "password": PASSWORD})
+    async with browser.websocket(path(me), headers={"Origin": "https://evil.example"}) as socket:
+        error = await receive(socket)
+        assert error["payload"]["code"] == "cross_site_request"
+
+
+async def test_a_slow_client_still_gets_every_event_once(app: Quart, sign_up) -> None:  # type: ignore[no-untyped-def]
+    from hub.core.bus import DEFAULT_BUS
+
+    me: Person = await sign_up()
+    size = DEFAULT_BUS.queue_size
+    DEFAULT_BUS.queue_size = 2
+    try:
+        async with me.client.websocket(path(me), headers=me.headers) as socket:
+            await receive(socket)
+            for n in range(30):  # the socket's bus queue overflows: it is dropped and resyncs
+                await note(me, n)
+            got = [(await receive(socket))["sequence"] for _ in range(30)]
+            assert got == list(range(1, 31))
+    finally:
+        DEFAULT_BUS.queue_size = size
