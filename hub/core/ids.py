@@ -21,6 +21,9 @@ PREFIXES = {
     "interaction": "int",
     "artifact": "art",
     "event": "evt",
+    "notification": "ntf",
+    "channel_account": "chac",
+    "channel_link_token": "clt",
 }
 
 
