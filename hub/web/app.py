@@ -15,7 +15,7 @@ from quart import Quart
 from hub.config import Settings, load_settings
 from hub.core.bus import DEFAULT_BUS
 from hub.core.database import close_database, open_database
-from hub.web import api, client_socket, errors, health
+from hub.web import api, client_socket, errors, health, pages
 
 logger = logging.getLogger(__name__)
 
@@ -29,6 +29,7 @@ def create_app(settings: Settings | None = None, **overrides: Any) -> Quart:
 
     errors.init_app(app)
     health.init_app(app)
+    pages.init_app(app)
     api.init_app(app, settings)
     client_socket.init_app(app)
 

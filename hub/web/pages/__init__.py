@@ -1,0 +1,63 @@
+"""The web UI: server-rendered pages, one module per area of spec §6.
+
+Pages call the core's services directly; live updates come from the browser WebSocket
+(``/ws/client``) in ``static/live.js``. Each module owns a blueprint nested under
+``pages``, so endpoints read ``pages.<area>.<view>``.
+"""
+
+from __future__ import annotations
+
+from quart import Blueprint, Quart, Response, render_template
+from werkzeug.exceptions import Forbidden
+
+from hub.core.errors import HubError
+from hub.web.pages import (
+    accounts,
+    agents,
+    conversations,
+    i18n,
+    inbox,
+    interactions,
+    security,
+    session,
+    settings,
+    tasks,
+)
+
+pages = Blueprint("pages", __name__)
+for area in (accounts, inbox, conversations, tasks, interactions, agents, settings):
+    pages.register_blueprint(area.blueprint)
+
+
+@pages.before_request
+async def _refuse_cross_site_posts() -> None:
+    await session.check_csrf()
+
+
+@pages.after_request
+async def _harden(response: Response) -> Response:
+    return security.harden(response)
+
+
+@pages.errorhandler(HubError)
+async def _hub_error(error: HubError) -> tuple[str, int]:
+    html = await render_template("pages/error.html", error=error.to_dict(), status=error.status)
+    return html, error.status
+
+
+@pages.errorhandler(Forbidden)
+async def _forbidden(error: Forbidden) -> tuple[str, int]:
+    body = {
+        "code": "csrf_refused",
+        "message": error.description,
+        "hint": i18n.gettext("Reload the page and send the form again."),
+    }
+    html = await render_template("pages/error.html", error=body, status=403)
+    return html, 403
+
+
+def init_app(app: Quart) -> None:
+    # The session cookie itself is configured by hub.web.identity (shared with the API).
+    i18n.init_app(app)
+    session.init_app(app)
+    app.register_blueprint(pages)

@@ -1,0 +1,189 @@
+"""Agents (spec §6, §7.1): who is online, the connect wizard, confirm, revoke, diagnostics.
+
+The wizard keeps the one-time code in the person's own session (signed cookie) for its ten
+minutes, so the page can be reloaded — or refreshed live — without losing the code that is
+shown only to its creator. When the agent redeems it, the same page turns into "confirm
+its name".
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime
+from typing import Any
+
+from quart import (
+    Blueprint,
+    current_app,
+    flash,
+    redirect,
+    render_template,
+    request,
+    session,
+    url_for,
+)
+
+from hub.core.agents import confirm_agent, get_agent, list_agents, public_status, revoke_agent
+from hub.core.credentials import hash_pairing_code
+from hub.core.errors import HubError
+from hub.core.models import Agent, Event, PairingCode
+from hub.core.pairing import create_pairing_code
+from hub.web.pages.i18n import gettext as _
+from hub.web.pages.session import current_user, login_required
+from hub.web.pages.workspace import frame_for
+
+blueprint = Blueprint("agents", __name__)
+
+SESSION_PAIRING = "pairing"
+DIAGNOSTIC_LIMIT = 100
+
+
+def agent_status(agent: Agent) -> str:
+    """The one word the page shows; an offline agent that was heard from "lost" its link."""
+    status = public_status(agent)
+    if status == "offline" and agent.last_heartbeat_at is not None:
+        return "lost"
+    return status
+
+
+@blueprint.get("/w/<workspace_id>/agents")
+@login_required
+async def index(workspace_id: str) -> Any:
+    user = await current_user()
+    assert user is not None
+    frame = await frame_for(user, workspace_id)
+    agents = await list_agents(frame.workspace.id)
+    return await render_template(
+        "pages/agents.html",
+        **frame.context(),
+        agents=[(a, agent_status(a)) for a in agents],
+    )
+
+
+@blueprint.get("/w/<workspace_id>/agents/connect")
+@login_required
+async def connect(workspace_id: str) -> Any:
+    user = await current_user()
+    assert user is not None
+    frame = await frame_for(user, workspace_id)
+    pairing = await _pending_pairing(frame.workspace.id)
+    agent = None
+    if pairing is not None and pairing["agentId"]:
+        agent = await get_agent(frame.workspace.id, pairing["agentId"])
+    settings = current_app.config["LINEUP"]
+    return await render_template(
+        "pages/connect.html",
+        **frame.context(),
+        pairing=pairing,
+        agent=agent,
+        command=(
+            f"lineup agent demo --hub {settings.resolved_public_url} --pair {pairing['code']}"
+            if pairing
+            else None
+        ),
+    )
+
+
+@blueprint.post("/w/<workspace_id>/agents/connect")
+@login_required
+async def create_code(workspace_id: str) -> Any:
+    user = await current_user()
+    assert user is not None
+    frame = await frame_for(user, workspace_id)
+    settings = current_app.config["LINEUP"]
+    code, expires_at = await create_pairing_code(
+        frame.workspace.id,
+        secret_key=settings.secret_key,
+        ttl_s=settings.pairing_code_ttl_s,
+        created_by=user,
+    )
+    row = await PairingCode.get(code_hash=hash_pairing_code(code, settings.secret_key))
+    session[SESSION_PAIRING] = {
+        "workspaceId": frame.workspace.id,
+        "id": row.id,
+        "code": code,
+        "expiresAt": expires_at.isoformat(),
+    }
+    return redirect(url_for("pages.agents.connect", workspace_id=frame.workspace.id))
+
+
+async def _pending_pairing(workspace_id: str) -> dict[str, Any] | None:
+    """The wizard's code, and the agent that redeemed it once one did."""
+    pairing = session.get(SESSION_PAIRING)
+    if not pairing or pairing.get("workspaceId") != workspace_id:
+        return None
+    row = await PairingCode.filter(id=pairing["id"], workspace_id=workspace_id).first()
+    if row is None:
+        return None
+    expired = row.used_at is None and row.expires_at <= datetime.now(UTC)
+    return {**pairing, "agentId": row.agent_id, "expired": expired}
+
+
+@blueprint.post("/w/<workspace_id>/agents/<agent_id>/confirm")
+@login_required
+async def confirm(workspace_id: str, agent_id: str) -> Any:
+    user = await current_user()
+    assert user is not None
+    frame = await frame_for(user, workspace_id)
+    form = await request.form
+    try:
+        agent = await confirm_agent(
+            frame.workspace.id, agent_id, form.get("name", ""), by=f"user:{user.id}"
+        )
+    except HubError as error:
+        await flash(f"{error.message} ({error.code})")
+        return redirect(url_for("pages.agents.connect", workspace_id=frame.workspace.id))
+    pairing = session.get(SESSION_PAIRING)
+    if pairing and pairing.get("workspaceId") == frame.workspace.id:
+        session.pop(SESSION_PAIRING)
+    await flash(_("%(name)s is connected.", name=agent.name))
+    return redirect(url_for("pages.agents.index", workspace_id=frame.workspace.id))
+
+
+@blueprint.post("/w/<workspace_id>/agents/<agent_id>/revoke")
+@login_required
+async def revoke(workspace_id: str, agent_id: str) -> Any:
+    user = await current_user()
+    assert user is not None
+    frame = await frame_for(user, workspace_id)
+    agent = await revoke_agent(frame.workspace.id, agent_id, by=f"user:{user.id}")
+    await flash(_("%(name)s was revoked; its credential no longer works.", name=agent.name))
+    return redirect(url_for("pages.agents.index", workspace_id=frame.workspace.id))
+
+
+@blueprint.get("/w/<workspace_id>/agents/<agent_id>")
+@login_required
+async def show(workspace_id: str, agent_id: str) -> Any:
+    """One agent with its diagnostic log: what it did and what happened to it, newest first."""
+    user = await current_user()
+    assert user is not None
+    frame = await frame_for(user, workspace_id)
+    agent = await get_agent(frame.workspace.id, agent_id)
+    own = await (
+        Event.filter(workspace_id=frame.workspace.id, actor=f"agent:{agent.id}")
+        .order_by("-sequence")
+        .limit(DIAGNOSTIC_LIMIT)
+    )
+    lifecycle = await (
+        Event.filter(workspace_id=frame.workspace.id, type__startswith="agent.")
+        .order_by("-sequence")
+        .limit(DIAGNOSTIC_LIMIT * 5)
+    )
+    about = [e for e in lifecycle if (e.payload or {}).get("agentId") == agent.id]
+    events = sorted({e.sequence: e for e in [*own, *about]}.values(), key=lambda e: -e.sequence)
+    return await render_template(
+        "pages/agent.html",
+        **frame.context(),
+        agent=agent,
+        status=agent_status(agent),
+        events=[
+            {
+                "sequence": e.sequence,
+                "type": e.type,
+                "actor": e.actor,
+                "at": e.recorded_at,
+                "raw": json.dumps(e.payload, ensure_ascii=False, indent=2),
+            }
+            for e in events[:DIAGNOSTIC_LIMIT]
+        ],
+    )

@@ -1,0 +1,197 @@
+"""The interaction card as the web shows it (spec §7.3).
+
+Reads the card an agent asked for (``hub.protocol.interactions.InteractionCard``, the same
+model that validated it) and lays it out in the order of §7.3: why you are needed → impact →
+what you can do → details, folded. Nothing here decides whether an answer is valid: the
+browser checks formats for a quick hint, and the core checks again on every surface.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import urlsplit
+
+from pydantic import ValidationError
+
+from hub.core.models import Interaction
+from hub.core.views import effective_interaction_status
+from hub.protocol.interactions import InputFormat, InteractionCard, Option, Risk
+
+# Options that say "no": never a reason for a second step, whatever the card's risk.
+_DECLINING_IDS = frozenset({"reject", "deny", "decline", "cancel", "request_changes", "no"})
+
+# Browser-side format hints; the server's check (validate_response) stays the authority.
+_HTML_INPUT_TYPES = {InputFormat.EMAIL: "email", InputFormat.URL: "url"}
+_NUMBER_PATTERN = r"[-+]?(\d+(\.\d*)?|\.\d+)([eE][-+]?\d+)?"
+
+
+def safe_url(url: str | None) -> str | None:
+    """Only http(s) links become links; anything else (``javascript:``…) stays text."""
+    if not url:
+        return None
+    parts = urlsplit(url.strip())
+    if parts.scheme.lower() in ("http", "https") and parts.netloc:
+        return url.strip()
+    return None
+
+
+@dataclass
+class CardView:
+    interaction: Interaction
+    card: InteractionCard | None
+    raw: dict[str, Any]
+    status: str
+    responder_name: str | None = None
+    agent_name: str | None = None
+    task: dict[str, Any] | None = None
+    details: list[tuple[str, str]] = field(default_factory=list)
+
+    @property
+    def id(self) -> str:
+        return self.interaction.id
+
+    @property
+    def type(self) -> str:
+        return self.interaction.type
+
+    @property
+    def title(self) -> str:
+        return str(self.raw.get("title") or self.interaction.type)
+
+    @property
+    def why(self) -> str:
+        return str(self.raw.get("description") or "")
+
+    @property
+    def impact(self) -> str:
+        return str(self.raw.get("impact") or "")
+
+    @property
+    def risk(self) -> str | None:
+        return self.card.risk.value if self.card and self.card.risk else None
+
+    @property
+    def options(self) -> list[Option]:
+        return list(self.card.options) if self.card else []
+
+    @property
+    def multiple(self) -> bool:
+        return bool(self.card and self.card.multiple)
+
+    @property
+    def open(self) -> bool:
+        return self.status == "pending" and self.card is not None
+
+    @property
+    def content(self) -> str | None:
+        return self.card.content if self.card else None
+
+    @property
+    def content_url(self) -> str | None:
+        return self.card.content_url if self.card else None
+
+    @property
+    def content_link(self) -> str | None:
+        return safe_url(self.content_url)
+
+    def needs_confirmation(self, option: Option) -> bool:
+        """A high-risk "yes" takes a deliberate second step; a "no" never does."""
+        if self.risk != Risk.HIGH.value:
+            return False
+        return option.style != "danger" and option.id.lower() not in _DECLINING_IDS
+
+    def input_attributes(self) -> dict[str, Any]:
+        spec = self.card.input if self.card else None
+        if spec is None:
+            return {}
+        attributes: dict[str, Any] = {"maxlength": spec.max_length}
+        if spec.min_length:
+            attributes["minlength"] = spec.min_length
+            attributes["required"] = True
+        if spec.format in _HTML_INPUT_TYPES:
+            attributes["type"] = _HTML_INPUT_TYPES[spec.format]
+        elif spec.format is InputFormat.NUMBER:
+            attributes["inputmode"] = "decimal"
+            attributes["pattern"] = _NUMBER_PATTERN
+        elif spec.format is InputFormat.PATTERN and spec.pattern:
+            attributes["pattern"] = spec.pattern
+        if spec.placeholder:
+            attributes["placeholder"] = spec.placeholder
+        return attributes
+
+    @property
+    def input_format(self) -> str:
+        spec = self.card.input if self.card else None
+        return spec.format.value if spec else "text"
+
+    @property
+    def input_multiline(self) -> bool:
+        return bool(self.card and self.card.input and self.card.input.multiline)
+
+    @property
+    def input_sensitive(self) -> bool:
+        return bool(self.card and self.card.input and self.card.input.sensitive)
+
+    def chosen_labels(self) -> list[str]:
+        response = self.interaction.response or {}
+        ids = response.get("optionIds") or (
+            [response["optionId"]] if "optionId" in response else []
+        )
+        labels = {o.id: o.label for o in self.options}
+        return [labels.get(str(i), str(i)) for i in ids]
+
+    @property
+    def answer_text(self) -> str | None:
+        response = self.interaction.response or {}
+        if "text" not in response:
+            return None
+        # A sensitive answer is not shown again, not even to its author (spec §11).
+        return "••••••" if self.input_sensitive else str(response["text"])
+
+    @property
+    def comment(self) -> str | None:
+        comment = (self.interaction.response or {}).get("comment")
+        return str(comment) if comment else None
+
+
+def card_view(
+    interaction: Interaction,
+    *,
+    responder_name: str | None = None,
+    agent_name: str | None = None,
+    task: dict[str, Any] | None = None,
+) -> CardView:
+    raw = dict(interaction.payload or {})
+    try:
+        card: InteractionCard | None = InteractionCard.model_validate(raw)
+    except ValidationError:
+        card = None  # shown read-only with its raw fields; nothing can be answered
+    details = [
+        (str(key), value if isinstance(value, str) else json.dumps(value, ensure_ascii=False))
+        for key, value in (raw.get("details") or {}).items()
+    ]
+    return CardView(
+        interaction=interaction,
+        card=card,
+        raw=raw,
+        status=effective_interaction_status(interaction),
+        responder_name=responder_name,
+        agent_name=agent_name,
+        task=task,
+        details=details,
+    )
+
+
+def response_from_form(view: CardView, form: Any) -> dict[str, Any]:
+    """The respond payload of the public contract, built from the card's form."""
+    if view.type == "input":
+        return {"text": form.get("text", "")}
+    if view.multiple:
+        return {"optionIds": form.getlist("optionIds")}
+    response: dict[str, Any] = {"optionId": form.get("optionId", "")}
+    comment = (form.get("comment") or "").strip()
+    if comment:
+        response["comment"] = comment
+    return response

@@ -1,0 +1,197 @@
+"""Conversations (spec §6, §7.2): the list, a thread, the composer.
+
+The thread mixes the conversation's messages and its cards in the order they happened, as
+in the layout of spec §8.1. The detail pane shows the conversation's latest tracked task.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from quart import Blueprint, flash, redirect, render_template, request, url_for
+
+from hub.core.agents import list_agents, public_status
+from hub.core.conversations import (
+    create_conversation,
+    get_conversation,
+    list_conversations,
+    list_messages,
+    post_message,
+)
+from hub.core.errors import HubError
+from hub.core.interactions import display_names
+from hub.core.models import Interaction
+from hub.core.tasks import list_tasks
+from hub.core.views import message_view
+from hub.web.pages.cards import safe_url
+from hub.web.pages.i18n import gettext as _
+from hub.web.pages.interactions import card_views
+from hub.web.pages.session import current_user, login_required
+from hub.web.pages.tasks import task_panel
+from hub.web.pages.workspace import frame_for
+
+blueprint = Blueprint("conversations", __name__)
+
+
+@blueprint.get("/w/<workspace_id>/conversations")
+@login_required
+async def index(workspace_id: str) -> Any:
+    return await _render_index(workspace_id, status=200)
+
+
+@blueprint.post("/w/<workspace_id>/conversations")
+@login_required
+async def create(workspace_id: str) -> Any:
+    user = await current_user()
+    assert user is not None
+    frame = await frame_for(user, workspace_id)
+    form = await request.form
+    try:
+        conversation = await create_conversation(
+            frame.workspace.id,
+            form.get("title", ""),
+            form.getlist("agentIds"),
+            by=f"user:{user.id}",
+        )
+    except HubError as error:
+        return await _render_index(
+            workspace_id, status=error.status, error=error.to_dict(), title=form.get("title", "")
+        )
+    return redirect(
+        url_for(
+            "pages.conversations.show",
+            workspace_id=frame.workspace.id,
+            conversation_id=conversation.id,
+        )
+    )
+
+
+async def _render_index(
+    workspace_id: str, *, status: int, error: dict[str, Any] | None = None, title: str = ""
+) -> Any:
+    user = await current_user()
+    assert user is not None
+    frame = await frame_for(user, workspace_id)
+    agents = [a for a in await list_agents(frame.workspace.id) if public_status(a) != "revoked"]
+    html = await render_template(
+        "pages/conversations.html",
+        **frame.context(),
+        conversations=await list_conversations(frame.workspace.id),
+        agents=agents,
+        names={a.id: a.name for a in agents},
+        error=error,
+        title=title,
+    )
+    return html, status
+
+
+@blueprint.get("/w/<workspace_id>/conversations/<conversation_id>")
+@login_required
+async def show(workspace_id: str, conversation_id: str) -> Any:
+    return await _render_thread(workspace_id, conversation_id, status=200)
+
+
+@blueprint.post("/w/<workspace_id>/conversations/<conversation_id>/messages")
+@login_required
+async def send(workspace_id: str, conversation_id: str) -> Any:
+    user = await current_user()
+    assert user is not None
+    frame = await frame_for(user, workspace_id)
+    form = await request.form
+    track = form.get("track") == "on"
+    try:
+        posted = await post_message(
+            frame.workspace.id,
+            conversation_id,
+            form.get("content", ""),
+            by=f"user:{user.id}",
+            target_agent_id=form.get("targetAgentId") or None,
+            track_as_task=track,
+        )
+    except HubError as error:
+        return await _render_thread(
+            workspace_id,
+            conversation_id,
+            status=error.status,
+            error=error.to_dict(),
+            draft=form.get("content", ""),
+            track=track,
+        )
+    if posted.task is not None:
+        await flash(_("Sent, and tracked as a task."))
+    return redirect(
+        url_for(
+            "pages.conversations.show",
+            workspace_id=frame.workspace.id,
+            conversation_id=conversation_id,
+        )
+    )
+
+
+async def _render_thread(
+    workspace_id: str,
+    conversation_id: str,
+    *,
+    status: int,
+    error: dict[str, Any] | None = None,
+    draft: str = "",
+    track: bool = False,
+) -> Any:
+    user = await current_user()
+    assert user is not None
+    frame = await frame_for(user, workspace_id)
+    conversation = await get_conversation(frame.workspace.id, conversation_id)
+    agents = {a.id: a for a in await list_agents(frame.workspace.id)}
+    messages = [message_view(m) for m in await list_messages(frame.workspace.id, conversation.id)]
+    people = await display_names({m["author"] for m in messages})
+    for message in messages:
+        message["authorName"] = _author_name(message["author"], agents, people)
+        message["links"] = [
+            {"name": str(a.get("name") or a.get("url") or ""), "url": safe_url(a.get("url"))}
+            for a in message["attachments"]
+            if isinstance(a, dict)
+        ]
+    interactions = await Interaction.filter(
+        workspace_id=frame.workspace.id, conversation_id=conversation.id
+    ).order_by("created_at", "id")
+    cards = await card_views(frame.workspace.id, interactions)
+    thread = sorted(
+        [
+            *(("message", m["createdAt"], m) for m in messages),
+            *(("card", c.interaction.created_at.isoformat(), c) for c in cards),
+        ],
+        key=lambda item: _sort_key(item[1]),
+    )
+    tasks = await list_tasks(frame.workspace.id, conversation_id=conversation.id, limit=1)
+    next_url = url_for(
+        "pages.conversations.show", workspace_id=frame.workspace.id, conversation_id=conversation.id
+    )
+    html = await render_template(
+        "pages/conversation.html",
+        **frame.context(),
+        conversation=conversation,
+        members=[agents[i] for i in conversation.agent_ids or [] if i in agents],
+        thread=thread,
+        task=await task_panel(frame.workspace.id, tasks[0].id) if tasks else None,
+        error=error,
+        draft=draft,
+        track=track,
+        next_url=next_url,
+    )
+    return html, status
+
+
+def _sort_key(moment: str) -> str:
+    # Both kinds of timestamp in one comparable UTC form.
+    from datetime import UTC, datetime
+
+    return datetime.fromisoformat(moment.replace("Z", "+00:00")).astimezone(UTC).isoformat()
+
+
+def _author_name(author: str, agents: dict[str, Any], people: dict[str, str]) -> str:
+    kind, _sep, ident = author.partition(":")
+    if kind == "agent" and ident in agents:
+        return str(agents[ident].name)
+    if kind == "user":
+        return people.get(author, _("Someone"))
+    return _("System")

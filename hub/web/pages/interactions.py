@@ -1,0 +1,132 @@
+"""Answering interaction cards from the web, and one card on a page of its own.
+
+Every answer goes through ``respond_to_interaction`` with ``via="web"``. A high-risk
+"yes" is never recorded from a single press: without the second step's confirmation the
+answer is not sent and the card comes back asking for it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from quart import Blueprint, flash, redirect, render_template, request, url_for
+
+from hub.core.agents import list_agents
+from hub.core.errors import AlreadyDecided, Gone, InvalidInput
+from hub.core.interactions import get_interaction, respond_to_interaction, responder_names
+from hub.core.models import Interaction, Task
+from hub.web.pages.cards import CardView, card_view, response_from_form
+from hub.web.pages.i18n import gettext as _
+from hub.web.pages.session import current_user, login_required, safe_next
+from hub.web.pages.workspace import frame_for
+
+blueprint = Blueprint("interactions", __name__)
+
+
+async def card_views(workspace_id: str, interactions: Iterable[Interaction]) -> list[CardView]:
+    """Cards with the names a person recognises: who answered, which agent asks, what task."""
+    interactions = list(interactions)
+    names = await responder_names(interactions)
+    agents = {a.id: a.name for a in await list_agents(workspace_id)}
+    task_ids = [i.task_id for i in interactions if i.task_id]
+    tasks = (
+        {t.id: t for t in await Task.filter(workspace_id=workspace_id, id__in=task_ids)}
+        if task_ids
+        else {}
+    )
+    return [
+        card_view(
+            interaction,
+            responder_name=names.get(interaction.responded_by or ""),
+            agent_name=agents.get(interaction.agent_id or ""),
+            task=(
+                {"id": tasks[interaction.task_id].id, "title": tasks[interaction.task_id].title}
+                if interaction.task_id in tasks
+                else None
+            ),
+        )
+        for interaction in interactions
+    ]
+
+
+@blueprint.get("/w/<workspace_id>/interactions/<interaction_id>")
+@login_required
+async def show(workspace_id: str, interaction_id: str) -> Any:
+    return await _render(workspace_id, interaction_id, status=200)
+
+
+@blueprint.post("/w/<workspace_id>/interactions/<interaction_id>/respond")
+@login_required
+async def respond(workspace_id: str, interaction_id: str) -> Any:
+    user = await current_user()
+    assert user is not None
+    frame = await frame_for(user, workspace_id)  # membership first
+    form = await request.form
+    next_url = safe_next(
+        form.get("next"), url_for("pages.inbox.show", workspace_id=frame.workspace.id)
+    )
+    interaction = await get_interaction(frame.workspace.id, interaction_id)
+    (view,) = await card_views(frame.workspace.id, [interaction])
+    values = {
+        "text": form.get("text", ""),
+        "comment": form.get("comment", ""),
+        "optionIds": form.getlist("optionIds"),
+    }
+    if view.open and not view.multiple and view.type != "input":
+        option = next((o for o in view.options if o.id == form.get("optionId")), None)
+        unconfirmed = option is not None and form.get("confirm") != option.id
+        if unconfirmed and option is not None and view.needs_confirmation(option):
+            return await _render(
+                workspace_id, interaction_id, confirm_option=option, values=values, status=200
+            )
+    try:
+        await respond_to_interaction(
+            frame.workspace.id,
+            interaction.id,
+            response_from_form(view, form),
+            responder=f"user:{user.id}",
+            via="web",
+        )
+    except InvalidInput as error:
+        return await _render(
+            workspace_id, interaction_id, error=error.to_dict(), values=values, status=422
+        )
+    except (AlreadyDecided, Gone) as error:
+        await flash(error.message)
+        return redirect(next_url)
+    await flash(_("Your answer was sent to the agent."))
+    return redirect(next_url)
+
+
+async def _render(
+    workspace_id: str,
+    interaction_id: str,
+    *,
+    status: int,
+    error: dict[str, Any] | None = None,
+    values: dict[str, Any] | None = None,
+    confirm_option: Any = None,
+) -> Any:
+    user = await current_user()
+    assert user is not None
+    frame = await frame_for(user, workspace_id)
+    interaction = await get_interaction(frame.workspace.id, interaction_id)
+    (view,) = await card_views(frame.workspace.id, [interaction])
+    form = await request.form if request.method == "POST" else {}
+    next_url = safe_next(
+        form.get("next") if form else None,
+        url_for("pages.inbox.show", workspace_id=frame.workspace.id),
+    )
+    html = await render_template(
+        "pages/interaction.html",
+        **frame.context(),
+        card=view,
+        next_url=next_url,
+        error=error,
+        values=values or {},
+        confirm_option=confirm_option,
+        # An answer in progress (second step, a correction) is not swept away by live updates.
+        no_refresh=request.method == "POST",
+    )
+    return html, status

@@ -1,0 +1,106 @@
+"""Settings (spec §6): language, time zone, browser notifications, personal API tokens.
+
+Language and time zone are kept in the session: they describe how this person reads the
+hub in this browser. A new token's secret is shown once, on the page that created it.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from quart import Blueprint, flash, redirect, render_template, request, session, url_for
+
+from hub.core.accounts import create_api_token, revoke_api_token
+from hub.core.errors import HubError
+from hub.core.models import ApiToken
+from hub.web.pages.i18n import LANGUAGES, time_zone_names, valid_time_zone
+from hub.web.pages.i18n import gettext as _
+from hub.web.pages.session import current_user, login_required
+from hub.web.pages.workspace import frame_for
+
+blueprint = Blueprint("settings", __name__)
+
+
+@blueprint.get("/w/<workspace_id>/settings")
+@login_required
+async def show(workspace_id: str) -> Any:
+    return await _render(workspace_id)
+
+
+@blueprint.post("/w/<workspace_id>/settings/preferences")
+@login_required
+async def preferences(workspace_id: str) -> Any:
+    form = await request.form
+    language = form.get("language", "")
+    if language in LANGUAGES:
+        session["lang"] = language
+    else:
+        session.pop("lang", None)  # follow the browser
+    time_zone = form.get("time_zone", "").strip()
+    if not time_zone:
+        session.pop("tz", None)  # follow the browser
+    elif valid_time_zone(time_zone):
+        session["tz"] = time_zone
+    else:
+        return await _render(
+            workspace_id,
+            status=422,
+            error={
+                "code": "unknown_time_zone",
+                "message": _("%(zone)s is not a time zone.", zone=time_zone),
+                "hint": _("Pick one from the list, like Asia/Shanghai or Europe/Berlin."),
+            },
+        )
+    await flash(_("Preferences saved."))
+    return redirect(url_for("pages.settings.show", workspace_id=workspace_id))
+
+
+@blueprint.post("/w/<workspace_id>/settings/tokens")
+@login_required
+async def create_token(workspace_id: str) -> Any:
+    user = await current_user()
+    assert user is not None
+    await frame_for(user, workspace_id)
+    name = (await request.form).get("name", "")
+    token, secret = await create_api_token(user, name)
+    return await _render(workspace_id, status=201, new_token={"name": token.name, "secret": secret})
+
+
+@blueprint.post("/w/<workspace_id>/settings/tokens/<token_id>/revoke")
+@login_required
+async def revoke_token(workspace_id: str, token_id: str) -> Any:
+    user = await current_user()
+    assert user is not None
+    await frame_for(user, workspace_id)
+    try:
+        await revoke_api_token(user, token_id)
+        await flash(_("Token revoked."))
+    except HubError as error:
+        await flash(f"{error.message} ({error.code})")
+    return redirect(url_for("pages.settings.show", workspace_id=workspace_id))
+
+
+async def _render(
+    workspace_id: str,
+    *,
+    status: int = 200,
+    error: dict[str, Any] | None = None,
+    new_token: dict[str, str] | None = None,
+) -> Any:
+    user = await current_user()
+    assert user is not None
+    frame = await frame_for(user, workspace_id)
+    tokens = await ApiToken.filter(user_id=user.id, revoked_at=None).order_by("-created_at")
+    html = await render_template(
+        "pages/settings.html",
+        **frame.context(),
+        languages=LANGUAGES,
+        chosen_language=session.get("lang", ""),
+        chosen_time_zone=session.get("tz", ""),
+        time_zones=time_zone_names(),
+        tokens=tokens,
+        new_token=new_token,
+        error=error,
+        no_refresh=True,
+    )
+    return html, status

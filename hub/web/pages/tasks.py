@@ -1,0 +1,110 @@
+"""Tasks (spec §6): the list by view, one task's detail, asking a task to stop."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from quart import Blueprint, flash, redirect, render_template, request, url_for
+
+from hub.core.agents import list_agents
+from hub.core.errors import HubError
+from hub.core.interactions import list_interactions
+from hub.core.models import Agent
+from hub.core.task_states import TERMINAL_STATUSES
+from hub.core.tasks import list_tasks, request_cancel, task_detail
+from hub.core.views import task_view
+from hub.web.pages.cards import safe_url
+from hub.web.pages.i18n import gettext as _
+from hub.web.pages.interactions import card_views
+from hub.web.pages.session import current_user, login_required
+from hub.web.pages.workspace import frame_for
+
+blueprint = Blueprint("tasks", __name__)
+
+# The tabs of spec §6, each a status filter the core understands (``statuses_for``).
+VIEWS = ("all", "active", "waiting_for_me", "done")
+TERMINAL = frozenset(s.value for s in TERMINAL_STATUSES)
+
+
+async def task_panel(workspace_id: str, task_id: str) -> dict[str, Any]:
+    """What the task's page and the detail panes show of one task."""
+    detail = await task_detail(workspace_id, task_id)
+    agents = {a.id: a for a in await list_agents(workspace_id)}
+    interactions = await list_interactions(workspace_id, task_id=task_id)
+    detail["cards"] = await card_views(workspace_id, interactions)
+    detail["agent"] = agents.get(detail["targetAgentId"] or "")
+    detail["terminal"] = detail["status"] in TERMINAL
+    for artifact in detail["artifacts"]:
+        artifact["link"] = safe_url(artifact["url"])
+    detail["timeline"] = [_timeline_entry(event) for event in detail["timeline"]]
+    return detail
+
+
+def _timeline_entry(envelope: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "sequence": envelope["sequence"],
+        "type": envelope["type"],
+        "actor": envelope.get("actor", ""),
+        "at": envelope.get("recordedAt") or envelope.get("occurredAt"),
+        "raw": json.dumps(envelope, ensure_ascii=False, indent=2),
+    }
+
+
+def agent_names(agents: list[Agent]) -> dict[str, str]:
+    return {a.id: a.name for a in agents}
+
+
+@blueprint.get("/w/<workspace_id>/tasks")
+@login_required
+async def index(workspace_id: str) -> Any:
+    user = await current_user()
+    assert user is not None
+    frame = await frame_for(user, workspace_id)
+    view = request.args.get("view", "all")
+    if view not in VIEWS:
+        view = "all"
+    tasks = await list_tasks(frame.workspace.id, status=None if view == "all" else view)
+    selected_id = request.args.get("task") or (tasks[0].id if tasks else None)
+    selected = await task_panel(frame.workspace.id, selected_id) if selected_id else None
+    return await render_template(
+        "pages/tasks.html",
+        **frame.context(),
+        view=view,
+        views=VIEWS,
+        tasks=[task_view(t) for t in tasks],
+        names=agent_names(await list_agents(frame.workspace.id)),
+        selected=selected,
+    )
+
+
+@blueprint.get("/w/<workspace_id>/tasks/<task_id>")
+@login_required
+async def show(workspace_id: str, task_id: str) -> Any:
+    user = await current_user()
+    assert user is not None
+    frame = await frame_for(user, workspace_id)
+    task = await task_panel(frame.workspace.id, task_id)
+    return await render_template(
+        "pages/task.html",
+        **frame.context(),
+        task=task,
+        next_url=url_for("pages.tasks.show", workspace_id=frame.workspace.id, task_id=task_id),
+    )
+
+
+@blueprint.post("/w/<workspace_id>/tasks/<task_id>/cancel")
+@login_required
+async def cancel(workspace_id: str, task_id: str) -> Any:
+    user = await current_user()
+    assert user is not None
+    frame = await frame_for(user, workspace_id)
+    form = await request.form
+    try:
+        await request_cancel(
+            frame.workspace.id, task_id, by=f"user:{user.id}", reason=form.get("reason", "")
+        )
+        await flash(_("Asked the agent to stop. The task ends once the agent confirms."))
+    except HubError as error:
+        await flash(f"{error.message} ({error.code})")
+    return redirect(url_for("pages.tasks.show", workspace_id=frame.workspace.id, task_id=task_id))

@@ -1,0 +1,64 @@
+"""The workspace a page is about, and what the page's frame shows of it.
+
+Every page below ``/w/<workspace_id>/`` checks membership first (another workspace's id
+answers "not found", as the API does). The frame — sidebar, top bar — shows the inbox
+count and how many agents are online on every page, including on a phone where the
+sidebar is folded away (spec §8.1).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from hub.core.accounts import require_membership, workspaces_of
+from hub.core.agents import list_agents, public_status
+from hub.core.events import last_sequence
+from hub.core.inbox import inbox
+from hub.core.models import User, Workspace
+
+
+@dataclass(frozen=True, slots=True)
+class Frame:
+    workspace: Workspace
+    counts: dict[str, int]
+    agents_online: int
+    agents_total: int
+    sequence: int
+
+    def context(self) -> dict[str, Any]:
+        return {
+            "workspace": self.workspace,
+            "counts": self.counts,
+            "agents_online": self.agents_online,
+            "agents_total": self.agents_total,
+            "sequence": self.sequence,
+        }
+
+
+async def workspace_of(user: User, workspace_id: str) -> Workspace:
+    membership = await require_membership(user, workspace_id)
+    return await Workspace.get(id=membership.workspace_id)
+
+
+async def home_workspace(user: User) -> Workspace | None:
+    workspaces = await workspaces_of(user)
+    return workspaces[0] if workspaces else None
+
+
+async def frame_for(
+    user: User, workspace_id: str, *, inbox_view: dict[str, Any] | None = None
+) -> Frame:
+    workspace = await workspace_of(user, workspace_id)
+    # The sequence first: live updates start after it, so nothing between is missed.
+    sequence = await last_sequence(workspace.id)
+    counts = (inbox_view or await inbox(workspace.id, limit=1))["counts"]
+    agents = [a for a in await list_agents(workspace.id) if public_status(a) != "revoked"]
+    online = sum(1 for a in agents if public_status(a) == "online")
+    return Frame(
+        workspace=workspace,
+        counts=counts,
+        agents_online=online,
+        agents_total=len(agents),
+        sequence=sequence,
+    )

@@ -1,0 +1,219 @@
+// Page behaviour that needs no server: drawers, copy buttons, "sending" states, the time
+// zone cookie, browser-notification preferences. Text comes from #ui-strings (translated
+// on the server); agent text is never touched here.
+"use strict";
+
+const LineUp = (window.LineUp = window.LineUp || {});
+
+LineUp.strings = (() => {
+  const node = document.getElementById("ui-strings");
+  try {
+    return node ? JSON.parse(node.textContent) : {};
+  } catch (_error) {
+    return {};
+  }
+})();
+
+LineUp.t = (key) => LineUp.strings[key] || key;
+
+// Screen readers hear new things through one polite live region.
+LineUp.announce = (text) => {
+  const region = document.querySelector("[data-announcer]");
+  if (!region) return;
+  region.textContent = "";
+  window.setTimeout(() => {
+    region.textContent = text;
+  }, 50);
+};
+
+LineUp.notifyPrefs = {
+  get(kind) {
+    return window.localStorage.getItem(`lineup.notify.${kind}`) !== "off";
+  },
+  set(kind, on) {
+    window.localStorage.setItem(`lineup.notify.${kind}`, on ? "on" : "off");
+  },
+};
+
+function rememberTimeZone() {
+  let zone;
+  try {
+    zone = Intl.DateTimeFormat().resolvedOptions().timeZone;
+  } catch (_error) {
+    return;
+  }
+  if (!zone) return;
+  const current = document.cookie.split("; ").find((c) => c.startsWith("tz="));
+  if (current !== `tz=${encodeURIComponent(zone)}`) {
+    document.cookie = `tz=${encodeURIComponent(zone)}; path=/; max-age=31536000; samesite=lax`;
+  }
+}
+
+function setupToggles(root) {
+  root.querySelectorAll("[data-toggle]").forEach((button) => {
+    if (button.dataset.bound) return;
+    button.dataset.bound = "1";
+    button.addEventListener("click", () => {
+      const target = document.getElementById(button.dataset.toggle);
+      if (!target) return;
+      const open = !target.classList.contains("open");
+      target.classList.toggle("open", open);
+      document
+        .querySelectorAll(`[data-toggle="${button.dataset.toggle}"]`)
+        .forEach((b) => b.setAttribute("aria-expanded", String(open)));
+      if (open) {
+        const first = target.querySelector("a, button, input, select, textarea, summary");
+        if (first) first.focus();
+      }
+    });
+  });
+  root.querySelectorAll("[data-close]").forEach((button) => {
+    if (button.dataset.bound) return;
+    button.dataset.bound = "1";
+    button.addEventListener("click", () => closePanel(button.dataset.close));
+  });
+}
+
+function closePanel(id) {
+  const target = document.getElementById(id);
+  if (!target || !target.classList.contains("open")) return false;
+  target.classList.remove("open");
+  const opener = document.querySelector(`[data-toggle="${id}"]`);
+  document
+    .querySelectorAll(`[data-toggle="${id}"]`)
+    .forEach((b) => b.setAttribute("aria-expanded", "false"));
+  if (opener && opener.offsetParent !== null) opener.focus();
+  return true;
+}
+
+function setupCopy(root) {
+  root.querySelectorAll("[data-copy]").forEach((button) => {
+    if (button.dataset.bound) return;
+    button.dataset.bound = "1";
+    button.addEventListener("click", async () => {
+      const source = document.getElementById(button.dataset.copy);
+      if (!source) return;
+      try {
+        await navigator.clipboard.writeText(source.textContent.trim());
+      } catch (_error) {
+        // No clipboard permission (plain http): select the text so Ctrl+C works.
+        const range = document.createRange();
+        range.selectNodeContents(source);
+        const selection = window.getSelection();
+        selection.removeAllRanges();
+        selection.addRange(range);
+      }
+      button.textContent = LineUp.t("copied");
+      LineUp.announce(LineUp.t("copied"));
+      window.setTimeout(() => {
+        button.textContent = LineUp.t("copy");
+      }, 2000);
+    });
+  });
+}
+
+// A form shows that it is being sent and cannot be sent twice by a second press.
+function setupSubmitStates() {
+  document.addEventListener("submit", (event) => {
+    const form = event.target;
+    if (!(form instanceof HTMLFormElement) || form.method.toLowerCase() !== "post") return;
+    if (form.dataset.submitting) {
+      event.preventDefault();
+      return;
+    }
+    form.dataset.submitting = "1";
+    const button = event.submitter;
+    if (button) {
+      button.setAttribute("aria-busy", "true");
+      const note = document.createElement("span");
+      note.className = "muted";
+      note.setAttribute("role", "status");
+      note.textContent = ` ${LineUp.t("sending")}`;
+      button.insertAdjacentElement("afterend", note);
+    }
+  });
+  // Returning through the back/forward cache: the form is usable again.
+  window.addEventListener("pageshow", () => {
+    document.querySelectorAll("form[data-submitting]").forEach((form) => {
+      delete form.dataset.submitting;
+    });
+  });
+}
+
+// Browsers check the card's format (type, pattern, length) before sending; say why in the
+// page's own language, next to the field.
+function setupValidation() {
+  document.addEventListener(
+    "invalid",
+    (event) => {
+      const field = event.target;
+      if (!(field instanceof HTMLInputElement || field instanceof HTMLTextAreaElement)) return;
+      field.setAttribute("aria-invalid", "true");
+      const hintId = (field.getAttribute("aria-describedby") || "").split(" ")[0];
+      const hint = hintId && document.getElementById(hintId);
+      if (hint && !hint.dataset.flagged) {
+        hint.dataset.flagged = "1";
+        hint.classList.add("field-error");
+        hint.textContent = `${LineUp.t("invalidInput")} ${hint.textContent}`;
+      }
+    },
+    true,
+  );
+  document.addEventListener("input", (event) => {
+    const field = event.target;
+    if (field && field.getAttribute && field.getAttribute("aria-invalid") && field.checkValidity()) {
+      field.removeAttribute("aria-invalid");
+    }
+  });
+}
+
+function setupNotifications(root) {
+  root.querySelectorAll("[data-pref]").forEach((box) => {
+    if (box.dataset.bound) return;
+    box.dataset.bound = "1";
+    box.checked = LineUp.notifyPrefs.get(box.dataset.pref);
+    box.addEventListener("change", () => LineUp.notifyPrefs.set(box.dataset.pref, box.checked));
+  });
+  const state = root.querySelector("[data-notification-state]");
+  const describe = () => {
+    if (!state || !("Notification" in window)) return;
+    if (Notification.permission === "granted") state.textContent = LineUp.t("notificationsOn");
+    if (Notification.permission === "denied") state.textContent = LineUp.t("notificationsBlocked");
+  };
+  describe();
+  root.querySelectorAll("[data-enable-notifications]").forEach((button) => {
+    if (button.dataset.bound) return;
+    button.dataset.bound = "1";
+    // Asked only when the person presses the button: a prompt on page load gets denied.
+    const offer = "Notification" in window && Notification.permission === "default";
+    const wanted = button.dataset.offer !== "no";
+    button.hidden = !(offer && wanted);
+    button.addEventListener("click", async () => {
+      await Notification.requestPermission();
+      button.hidden = Notification.permission !== "default";
+      describe();
+      if (Notification.permission === "granted") LineUp.announce(LineUp.t("notificationsOn"));
+    });
+  });
+}
+
+LineUp.enhance = (root) => {
+  setupToggles(root);
+  setupCopy(root);
+  setupNotifications(root);
+};
+
+document.addEventListener("keydown", (event) => {
+  if (event.key === "Escape") {
+    closePanel("detail") || closePanel("sidebar");
+  }
+});
+
+document.addEventListener("DOMContentLoaded", () => {
+  rememberTimeZone();
+  setupSubmitStates();
+  setupValidation();
+  LineUp.enhance(document);
+  const focus = document.querySelector("[data-autofocus]");
+  if (focus) focus.focus();
+});

@@ -1,0 +1,241 @@
+// One WebSocket per tab to /ws/client: the workspace's events after the sequence the page
+// was rendered at, then live ones. Each event refreshes the page's live regions from the
+// server (which renders and escapes them); streaming text is appended with textContent.
+// After a drop or a sleeping tab it reconnects with the last sequence it handled, so the
+// log replays exactly what was missed.
+"use strict";
+
+(() => {
+  const LineUp = window.LineUp;
+  const body = document.body;
+  const workspace = body.dataset.workspace;
+  if (!workspace) return;
+
+  let lastSequence = Number(body.dataset.sequence || "0");
+  let epoch = body.dataset.epoch || "";
+  let socket = null;
+  let retry = 0;
+  let retryTimer = null;
+  let hiddenSince = null;
+  let refreshTimer = null;
+  let refreshing = false;
+  let refreshAgain = false;
+  const dirtyForms = new WeakSet();
+
+  const state = document.querySelector("[data-live-state]");
+  const setState = (key) => {
+    if (state) state.textContent = LineUp.t(key);
+    body.dataset.live = key;
+  };
+
+  document.addEventListener("input", (event) => {
+    if (event.target && event.target.form) dirtyForms.add(event.target.form);
+  });
+
+  function url() {
+    const scheme = window.location.protocol === "https:" ? "wss:" : "ws:";
+    const query = new URLSearchParams({ workspace, after: String(lastSequence) });
+    if (epoch) query.set("epoch", epoch);
+    return `${scheme}//${window.location.host}/ws/client?${query}`;
+  }
+
+  function connect() {
+    window.clearTimeout(retryTimer);
+    if (socket && socket.readyState <= WebSocket.OPEN) return;
+    setState("connecting");
+    const ws = new WebSocket(url());
+    socket = ws;
+    ws.addEventListener("message", (event) => {
+      if (socket !== ws) return;
+      let frame;
+      try {
+        frame = JSON.parse(event.data);
+      } catch (_error) {
+        return;
+      }
+      handle(frame);
+    });
+    ws.addEventListener("close", () => {
+      if (socket !== ws) return;
+      socket = null;
+      setState("offline");
+      const delay = Math.min(15000, 500 * 2 ** retry) * (0.75 + Math.random() / 2);
+      retry += 1;
+      retryTimer = window.setTimeout(connect, delay);
+    });
+  }
+
+  function reconnectNow() {
+    if (socket) {
+      const old = socket;
+      socket = null;
+      old.close();
+    }
+    retry = 0;
+    connect();
+  }
+
+  function handle(frame) {
+    const type = frame.type;
+    if (type === "client.welcome") {
+      retry = 0;
+      epoch = frame.payload.epoch || epoch;
+      setState("live");
+      return;
+    }
+    if (type === "error") {
+      setState("offline");
+      return;
+    }
+    if (type === "system.resync_required") {
+      // Another log (restored backup) or a sequence it never had: redraw from the server.
+      epoch = frame.payload.epoch || epoch;
+      lastSequence = Number(frame.payload.lastSequence || 0);
+      scheduleRefresh(0);
+      return;
+    }
+    if (type === "message.delta") {
+      streamDelta(frame);
+      return;
+    }
+    const sequence = Number(frame.sequence || 0);
+    if (!sequence || sequence <= lastSequence) return; // already shown
+    lastSequence = sequence;
+    tellPerson(frame);
+    scheduleRefresh(150);
+  }
+
+  function streamDelta(frame) {
+    const payload = frame.payload || {};
+    const thread = document.querySelector("[data-thread]");
+    const conversation = body.dataset.conversation;
+    if (!thread || !payload.messageId || (conversation && payload.conversationId !== conversation)) {
+      return;
+    }
+    let item = thread.querySelector(`[data-message="${CSS.escape(payload.messageId)}"]`);
+    if (!item) {
+      item = document.createElement("li");
+      item.className = "message from-agent";
+      item.dataset.message = payload.messageId;
+      item.dataset.streaming = "1";
+      const content = document.createElement("div");
+      content.className = "agent-text";
+      content.dataset.content = "";
+      item.appendChild(content);
+      const empty = thread.querySelector("[data-empty]");
+      if (empty) empty.remove();
+      thread.appendChild(item);
+    }
+    const content = item.querySelector("[data-content]");
+    if (item.dataset.streaming && content) {
+      content.textContent += String(payload.delta || "");
+    }
+  }
+
+  function isRecent(frame) {
+    const at = Date.parse(frame.recordedAt || frame.occurredAt || "");
+    return !Number.isNaN(at) && Date.now() - at < 5 * 60 * 1000;
+  }
+
+  function tellPerson(frame) {
+    const payload = frame.payload || {};
+    let kind = null;
+    let title = "";
+    let text = "";
+    if (frame.type === "interaction.requested") {
+      kind = "waiting";
+      title = LineUp.t("waitingTitle");
+      text = String((payload.interaction && payload.interaction.title) || "");
+      LineUp.announce(`${LineUp.t("newWaiting")}: ${text}`);
+    } else if (frame.type === "task.status_changed" && payload.status === "failed") {
+      kind = "failed";
+      title = LineUp.t("failedTitle");
+      text = String(payload.error || payload.summary || "");
+      LineUp.announce(`${title}: ${text}`);
+    }
+    if (!kind || !isRecent(frame) || !LineUp.notifyPrefs.get(kind)) return;
+    if (!("Notification" in window) || Notification.permission !== "granted") return;
+    if (document.visibilityState === "visible" && document.hasFocus()) return;
+    // The card's title as the agent wrote it; never anything a person typed (spec §11).
+    const notification = new Notification(title, { body: text.slice(0, 200), tag: frame.id });
+    notification.addEventListener("click", () => window.focus());
+  }
+
+  function scheduleRefresh(delay) {
+    window.clearTimeout(refreshTimer);
+    refreshTimer = window.setTimeout(refresh, delay);
+  }
+
+  // Redraw each live region from a fresh server render; a region the person is working in
+  // (focus inside, or a form they typed into) waits until they leave it.
+  async function refresh() {
+    if (body.hasAttribute("data-no-refresh")) return;
+    if (refreshing) {
+      refreshAgain = true;
+      return;
+    }
+    refreshing = true;
+    try {
+      const response = await fetch(window.location.href, {
+        credentials: "same-origin",
+        headers: { "X-Live-Refresh": "1" },
+      });
+      if (response.redirected || !response.ok) return;
+      const doc = new DOMParser().parseFromString(await response.text(), "text/html");
+      let deferred = false;
+      doc.querySelectorAll("[data-live]").forEach((fresh) => {
+        const key = fresh.getAttribute("data-live");
+        const current = document.querySelector(`[data-live="${CSS.escape(key)}"]`);
+        if (!current || current.innerHTML === fresh.innerHTML) return;
+        if (busy(current)) {
+          deferred = true;
+          return;
+        }
+        const replacement = document.importNode(fresh, true);
+        current.replaceWith(replacement);
+        LineUp.enhance(replacement);
+      });
+      if (deferred) document.addEventListener("focusout", () => scheduleRefresh(300), { once: true });
+      const sequence = doc.body.dataset.sequence;
+      if (sequence) body.dataset.sequence = sequence;
+    } catch (_error) {
+      // Offline: the reconnect will bring a refresh with it.
+    } finally {
+      refreshing = false;
+      if (refreshAgain) {
+        refreshAgain = false;
+        scheduleRefresh(100);
+      }
+    }
+  }
+
+  function busy(region) {
+    const active = document.activeElement;
+    if (active && active !== document.body && region.contains(active)) {
+      if (active.matches("input, textarea, select")) return true;
+    }
+    return [...region.querySelectorAll("form")].some((form) => dirtyForms.has(form));
+  }
+
+  // A tab that slept may hold a socket that died silently: reconnect on wake and let the
+  // log replay what happened meanwhile.
+  document.addEventListener("visibilitychange", () => {
+    if (document.visibilityState === "hidden") {
+      hiddenSince = Date.now();
+      return;
+    }
+    const slept = hiddenSince !== null && Date.now() - hiddenSince > 20000;
+    hiddenSince = null;
+    if (slept || !socket || socket.readyState !== WebSocket.OPEN) reconnectNow();
+  });
+  window.addEventListener("online", reconnectNow);
+  window.addEventListener("pageshow", (event) => {
+    if (event.persisted) {
+      reconnectNow();
+      scheduleRefresh(0);
+    }
+  });
+
+  LineUp.live = { reconnectNow, refresh, get lastSequence() { return lastSequence; } };
+  connect();
+})();
