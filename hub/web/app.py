@@ -12,6 +12,7 @@ from typing import Any
 
 from quart import Quart
 
+from hub import plugins
 from hub.config import Settings, load_settings
 from hub.core.bus import DEFAULT_BUS
 from hub.core.database import close_database, open_database
@@ -32,6 +33,7 @@ def create_app(settings: Settings | None = None, **overrides: Any) -> Quart:
     pages.init_app(app)
     api.init_app(app, settings)
     client_socket.init_app(app)
+    plugins.load_plugins(app)
 
     @app.before_serving
     async def _open_database() -> None:

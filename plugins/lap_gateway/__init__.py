@@ -1,0 +1,37 @@
+"""The LAP/0.1 gateway: where agents connect (WebSocket ``/lap/v0.1``, spec §10).
+
+A plugin like any other: the hub's ``pyproject.toml`` declares it under the
+``lineup.plugins`` entry points, and ``init_app`` attaches it. It talks to the core only
+through its services (pairing, credentials, presence, ``append_event``) and the bus.
+
+It also runs the presence sweeper (offline after two missed heartbeats, unreachable after
+the grace period), started once the database is open and stopped, after every socket has
+closed, before the database closes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncGenerator
+
+from quart import Quart
+
+from hub.web.app import settings_of
+from plugins.lap_gateway.endpoint import lap_blueprint
+from plugins.lap_gateway.gateway import Gateway
+
+EXTENSION_KEY = "lineup.lap_gateway"
+
+
+def init_app(app: Quart) -> None:
+    gateway = Gateway(settings_of(app))
+    app.extensions[EXTENSION_KEY] = gateway
+    app.register_blueprint(lap_blueprint(gateway))
+
+    @app.while_serving
+    async def _run_gateway() -> AsyncGenerator[None, None]:
+        gateway.start()
+        yield
+        await gateway.stop()
+
+
+__all__ = ["EXTENSION_KEY", "Gateway", "init_app"]

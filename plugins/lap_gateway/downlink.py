@@ -1,0 +1,151 @@
+"""The events addressed to one agent, as LAP frames: replayed, then live, in order, once.
+
+``AgentDownlink`` subscribes to the bus *before* its first read of the log, so an event
+committed between the replay and going live cannot fall between them. The bus only wakes
+it: every wake-up reads this agent's events after the last sequence sent from the log
+(indexed by workspace, recipient, sequence). So frames leave in log order even when the bus
+delivers two events out of order, nothing is sent twice (a sequence at or below the last
+one sent is skipped), and a slow socket dropped by the bus just reads on from the log.
+Events appended by another process, which this process's bus never hears of, go out at the
+next periodic check (every heartbeat interval) at the latest; a revocation made in another
+process is noticed at the same check.
+
+Unlike ``hub.core.feed.WorkspaceFeed``, which follows every event of a workspace, this reads
+only the agent's own: an agent back after a day replays its handful of events, not the
+workspace's thousands.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from pydantic import ValidationError
+
+from hub.core.bus import EventBus, PublishedEvent, SubscriberDropped, Subscription
+from hub.core.events import events_after, to_envelope
+from hub.core.models import Agent, AgentStatus, Event
+from hub.protocol.lap import DOWNLINK_PAYLOADS, DOWNLINK_TYPE_OF_EVENT
+
+logger = logging.getLogger(__name__)
+
+PAGE_SIZE = 500
+
+
+def downlink_payload(event: Event) -> dict[str, Any]:
+    """The payload of the frame an event becomes (spec §10.3)."""
+    payload = dict(event.payload)
+    recorded_at = to_envelope(event)["recordedAt"]
+    if event.type == "task.created":
+        task_id = payload.pop("taskId", None) or event.task_id
+        return {"task": {"id": task_id, **payload, "createdBy": event.actor}}
+    if event.type == "message.created":
+        message_id = payload.pop("messageId", None)
+        message = {"id": message_id, **payload, "author": event.actor, "createdAt": recorded_at}
+        return {"message": message}
+    if event.type == "interaction.resolved":
+        return {**payload, "respondedAt": payload.get("respondedAt") or recorded_at}
+    if event.type == "task.cancel_requested":
+        return {**payload, "taskId": payload.get("taskId") or event.task_id}
+    return payload
+
+
+def downlink_frame(event: Event) -> str:
+    envelope = to_envelope(event)
+    wire_type = DOWNLINK_TYPE_OF_EVENT.get(event.type, event.type)
+    payload = downlink_payload(event)
+    model = DOWNLINK_PAYLOADS.get(wire_type)
+    if model is not None:
+        try:
+            payload = model.model_validate(payload).wire()
+        except ValidationError as error:
+            # The log holds what it holds; the agent still gets it, and we learn of it.
+            logger.error("downlink %s #%s off its model: %s", wire_type, event.sequence, error)
+    envelope["type"] = wire_type
+    envelope["payload"] = payload
+    return json.dumps(envelope)
+
+
+class AgentDownlink:
+    def __init__(
+        self,
+        workspace_id: str,
+        agent_id: str,
+        *,
+        bus: EventBus,
+        send: Callable[[str], Awaitable[None]],
+        check_every_s: float,
+    ) -> None:
+        self.workspace_id = workspace_id
+        self.agent_id = agent_id
+        self.last_sent = 0
+        self.sent = 0  # frames sent, replayed or live
+        self._bus = bus
+        self._send = send
+        self._check_every_s = check_every_s
+        self._subscription: Subscription | None = None
+
+    def subscribe(self) -> None:
+        """Start listening; call before reading where to replay from."""
+        if self._subscription is not None:
+            self._subscription.close()
+        self._subscription = self._bus.subscribe(self.workspace_id, accepts=self._concerns_me)
+
+    def close(self) -> None:
+        if self._subscription is not None:
+            self._subscription.close()
+            self._subscription = None
+
+    def _concerns_me(self, event: PublishedEvent) -> bool:
+        if event.recipient_agent_id == self.agent_id:
+            return True
+        return event.type == "agent.revoked" and (
+            event.envelope.get("payload", {}).get("agentId") == self.agent_id
+        )
+
+    async def run(self, after: int) -> None:
+        """Replay after ``after``, then follow; returns when the agent is revoked."""
+        if self._subscription is None:
+            self.subscribe()
+        self.last_sent = after
+        await self._send_from_log()
+        while True:
+            assert self._subscription is not None
+            try:
+                published = await asyncio.wait_for(
+                    self._subscription.get(), timeout=self._check_every_s
+                )
+            except TimeoutError:
+                # A revocation or an event from another hub process never reaches this
+                # process's bus; the periodic look at the database catches both.
+                if await Agent.filter(id=self.agent_id, status=AgentStatus.REVOKED).exists():
+                    return
+                await self._send_from_log()
+                continue
+            except SubscriberDropped:
+                logger.info("agent %s fell behind at %s", self.agent_id, self.last_sent)
+                self.subscribe()
+                await self._send_from_log()
+                continue
+            if published.type == "agent.revoked":
+                return
+            if published.sequence > self.last_sent:
+                await self._send_from_log()
+
+    async def _send_from_log(self) -> None:
+        while True:
+            page = await events_after(
+                self.workspace_id,
+                self.last_sent,
+                limit=PAGE_SIZE,
+                recipient_agent_id=self.agent_id,
+            )
+            for event in page:
+                await self._send(downlink_frame(event))
+                self.last_sent = int(event.sequence)
+                self.sent += 1
+            if len(page) < PAGE_SIZE:
+                return

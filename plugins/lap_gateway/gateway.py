@@ -1,0 +1,85 @@
+"""The gateway's state in one process: live sessions, the presence sweeper, shutdown.
+
+One live socket per agent: when an agent connects again while its old socket still looks
+open here (a half-open TCP connection, say), the old one is closed with
+``connection_replaced``, so each downlink goes out on one socket only.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from typing import TYPE_CHECKING
+
+from hub.config import Settings
+from hub.core.bus import DEFAULT_BUS, EventBus
+from hub.core.errors import Conflict
+from hub.core.presence import PresenceSweeper
+
+if TYPE_CHECKING:
+    from plugins.lap_gateway.session import AgentSession
+
+logger = logging.getLogger(__name__)
+
+SERVICE_RESTART = 1012  # WebSocket close code: come back in a moment
+SHUTDOWN_WAIT_S = 5.0
+
+
+class Gateway:
+    def __init__(self, settings: Settings, bus: EventBus | None = None) -> None:
+        self.settings = settings
+        self.bus = bus or DEFAULT_BUS
+        self.sweeper = PresenceSweeper(
+            heartbeat_interval_s=settings.heartbeat_interval_s,
+            grace_period_s=settings.agent_grace_period_s,
+        )
+        self.by_agent: dict[str, AgentSession] = {}
+        self._open: set[AgentSession] = set()
+
+    def opened(self, session: AgentSession) -> None:
+        self._open.add(session)
+
+    def closed(self, session: AgentSession) -> None:
+        self._open.discard(session)
+        agent = session.agent
+        if agent is not None and self.by_agent.get(agent.id) is session:
+            del self.by_agent[agent.id]
+
+    async def register(self, session: AgentSession) -> None:
+        assert session.agent is not None
+        previous = self.by_agent.get(session.agent.id)
+        self.by_agent[session.agent.id] = session
+        if previous is not None and previous is not session:
+            logger.info("agent %s connected again; closing its older socket", session.agent.id)
+            error = Conflict(
+                "This agent connected again on another socket; this one is closed.",
+                code="connection_replaced",
+                hint="Run one adapter per agent credential.",
+            )
+            await previous.close(error.close_code, error)
+
+    @property
+    def session_count(self) -> int:
+        return len(self._open)
+
+    def start(self) -> None:
+        self.sweeper.start()
+
+    async def stop(self) -> None:
+        """Close every socket and wait for its session to end, then stop the sweeper.
+
+        Runs before the database closes, so no session is left querying a closing pool.
+        """
+        sessions = list(self._open)
+        for session in sessions:
+            await session.close(SERVICE_RESTART)
+        if sessions:
+            _, pending = await asyncio.wait(
+                [asyncio.create_task(s.finished.wait()) for s in sessions],
+                timeout=SHUTDOWN_WAIT_S,
+            )
+            for waiter in pending:
+                waiter.cancel()
+            if pending:
+                logger.warning("%d agent session(s) did not end in time", len(pending))
+        await self.sweeper.stop()

@@ -1,0 +1,343 @@
+"""One agent's socket, from ``agent.hello`` to close.
+
+Handshake: the first valid frame must be ``agent.hello``. With a bearer credential (checked
+on the upgrade request) the agent is known; without one the hello must carry
+``pairingCode`` and ``name``, and the hub answers ``agent.paired`` before going on as that
+agent. Then ``agent.welcome``, then ``system.resync_required`` if the agent's position
+belongs to another log (another ``epoch``) or lies beyond this one, then the replay of the
+agent's downlink events after ``lastSequence`` and live ones (``AgentDownlink``).
+
+After the hello every frame is answered: ``ack`` or ``error`` naming its id, or a
+``warning`` for a type this hub does not know. A bad frame never closes the socket; only a
+failed identity does (bad pairing code, another workspace in the hello, a revoked
+credential), with an ``error`` frame first and the error's close code.
+
+Presence: any frame proves the agent alive; ``agent.heartbeat`` frames are always recorded,
+other frames at most every half interval so a busy agent costs no extra writes. WebSocket
+ping frames are answered by the server below the application and never reach it, so they
+do not count: adapters send ``agent.heartbeat``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+from typing import TYPE_CHECKING, Any
+
+from quart import Websocket
+
+from hub.core.agent_lifecycle import credential_revoked
+from hub.core.agents import public_status, redeem_pairing_code
+from hub.core.errors import HubError, InvalidInput, Unauthorized
+from hub.core.models import Agent, Workspace
+from hub.core.presence import record_heartbeat
+from hub.protocol.base import WireModel
+from hub.protocol.lap import (
+    AgentHello,
+    AgentPaired,
+    AgentWelcome,
+    CompatibilityWarning,
+    Envelope,
+    MessageDelta,
+    ResyncRequired,
+)
+from plugins.lap_gateway.downlink import AgentDownlink
+from plugins.lap_gateway.frames import (
+    FrameRefused,
+    close_reason,
+    error_payload,
+    hub_frame,
+    read_envelope,
+    read_payload,
+    unknown_fields,
+)
+from plugins.lap_gateway.uplink import check_workspace, log_uplink, publish_delta
+
+if TYPE_CHECKING:
+    from plugins.lap_gateway.gateway import Gateway
+
+logger = logging.getLogger(__name__)
+
+HELLO_TIMEOUT_S = 30.0
+POLICY_VIOLATION = 1008
+INTERNAL_ERROR = 1011
+
+
+class AgentSession:
+    def __init__(
+        self, gateway: Gateway, socket: Websocket, agent: Agent | None, source: str | None
+    ) -> None:
+        self.gateway = gateway
+        self.socket = socket
+        self.agent = agent
+        self.source = source
+        self.finished = asyncio.Event()
+        self._closed = False
+        self._close_requested = asyncio.Event()
+        self._send_lock = asyncio.Lock()
+        self._last_presence = 0.0
+
+    # --- sending and closing ---------------------------------------------------------------
+
+    async def send(self, text: str) -> None:
+        async with self._send_lock:
+            if not self._closed:
+                await self.socket.send(text)
+
+    async def send_error(self, error: HubError, envelope_id: str | None) -> None:
+        await self.send(hub_frame("error", error_payload(error, envelope_id), **self._ws()))
+
+    async def close(
+        self, code: int, error: HubError | None = None, envelope_id: str | None = None
+    ) -> None:
+        """Close once, after an ``error`` frame saying why; ends ``run``."""
+        if self._closed:
+            return
+        with contextlib.suppress(Exception):  # the peer may be gone already
+            if error is not None:
+                await self.send_error(error, envelope_id)
+            async with self._send_lock:
+                self._closed = True
+                reason = close_reason(error) if error is not None else ""
+                await self.socket.close(code, reason)
+        self._closed = True
+        self._close_requested.set()
+
+    def _ws(self) -> dict[str, Any]:
+        return {"workspace_id": self.agent.workspace_id} if self.agent is not None else {}
+
+    # --- the session -----------------------------------------------------------------------
+
+    async def run(self) -> None:
+        self.gateway.opened(self)
+        try:
+            greeted = await self._handshake()
+            if greeted is not None:
+                await self._serve(*greeted)
+        finally:
+            self.gateway.closed(self)
+            self.finished.set()
+
+    async def _handshake(self) -> tuple[Envelope, AgentHello] | None:
+        deadline = time.monotonic() + HELLO_TIMEOUT_S
+        while True:
+            try:
+                raw = await asyncio.wait_for(self.socket.receive(), deadline - time.monotonic())
+            except TimeoutError:
+                await self.close(
+                    POLICY_VIOLATION,
+                    InvalidInput(
+                        f"No agent.hello within {HELLO_TIMEOUT_S:.0f} s.", code="hello_timeout"
+                    ),
+                )
+                return None
+            try:
+                envelope = read_envelope(raw)
+                if envelope.type != "agent.hello":
+                    raise FrameRefused(
+                        InvalidInput(
+                            f"The first frame must be agent.hello, not {envelope.type}.",
+                            code="hello_required",
+                            hint="Send agent.hello first; see docs/protocol.md.",
+                        ),
+                        envelope.id,
+                    )
+                hello = read_payload(envelope)
+            except FrameRefused as refused:
+                await self.send_error(refused.error, refused.envelope_id)
+                continue
+            assert isinstance(hello, AgentHello)
+            break
+        self._log_unknown_fields(envelope, hello)
+        try:
+            if self.agent is None:
+                self.agent = await self._pair(envelope, hello)
+            check_workspace(self.agent, envelope)
+            await record_heartbeat(self.agent)
+        except HubError as error:
+            await self.close(error.close_code, error, envelope.id)
+            return None
+        self._last_presence = time.monotonic()
+        return envelope, hello
+
+    async def _pair(self, envelope: Envelope, hello: AgentHello) -> Agent:
+        if not hello.pairing_code:
+            raise Unauthorized(
+                "No credential and no pairing code.",
+                code="credential_required",
+                hint="Send 'Authorization: Bearer <credential>' on the upgrade request, or "
+                "pair: agent.hello with pairingCode and name.",
+            )
+        if not hello.name:
+            raise InvalidInput(
+                "Pairing needs the name the agent proposes for itself.",
+                code="name_required",
+                hint="Add 'name' to the agent.hello payload.",
+            )
+        agent, credential = await redeem_pairing_code(
+            hello.pairing_code,
+            name=hello.name,
+            runtime=hello.runtime,
+            version=hello.agent_version,
+            capabilities=list(hello.capabilities),
+            secret_key=self.gateway.settings.secret_key,
+            source=self.source,
+        )
+        paired = AgentPaired(
+            agent_id=agent.id, workspace_id=agent.workspace_id, credential=credential
+        )
+        await self.send(hub_frame("agent.paired", paired.wire(), workspace_id=agent.workspace_id))
+        logger.info("agent %s paired in workspace %s", agent.id, agent.workspace_id)
+        return agent
+
+    async def _serve(self, envelope: Envelope, hello: AgentHello) -> None:
+        agent = self.agent
+        assert agent is not None
+        await self.gateway.register(self)
+        downlink = AgentDownlink(
+            agent.workspace_id,
+            agent.id,
+            bus=self.gateway.bus,
+            send=self.send,
+            check_every_s=self.gateway.settings.heartbeat_interval_s,
+        )
+        downlink.subscribe()  # before reading the log's position: nothing slips between
+        try:
+            after = await self._welcome(agent, hello)
+            jobs = {
+                asyncio.create_task(downlink.run(after), name=f"lap-down-{agent.id}"),
+                asyncio.create_task(self._uplinks(), name=f"lap-up-{agent.id}"),
+                asyncio.create_task(self._close_requested.wait()),
+            }
+            try:
+                done, _ = await asyncio.wait(jobs, return_when=asyncio.FIRST_COMPLETED)
+            finally:
+                for job in jobs:
+                    job.cancel()
+                await asyncio.gather(*jobs, return_exceptions=True)
+            failure = next((job.exception() for job in done if job.exception()), None)
+            if failure is not None:
+                logger.error("session of agent %s failed", agent.id, exc_info=failure)
+                await self.close(INTERNAL_ERROR, HubError("The hub hit an error; connect again."))
+            elif not self._closed:  # the downlink saw agent.revoked
+                error = credential_revoked(agent)
+                await self.close(error.close_code, error)
+        finally:
+            downlink.close()
+
+    async def _welcome(self, agent: Agent, hello: AgentHello) -> int:
+        """Send ``agent.welcome`` (and a resync if needed); returns where replay starts."""
+        workspace = await Workspace.get(id=agent.workspace_id)
+        current = await Agent.get(id=agent.id)
+        log_end = int(workspace.last_sequence)
+        welcome = AgentWelcome(
+            agent_id=agent.id,
+            workspace_id=agent.workspace_id,
+            heartbeat_interval_s=self.gateway.settings.heartbeat_interval_s,
+            epoch=workspace.epoch,
+            last_sequence=log_end,
+            status=public_status(current),
+        )
+        await self.send(hub_frame("agent.welcome", welcome.wire(), **self._ws()))
+        asked = hello.last_sequence or 0
+        reason = None
+        if hello.epoch is not None and hello.epoch != workspace.epoch:
+            reason = "epoch_changed"
+        elif asked > log_end:
+            reason = "ahead_of_log"
+        if reason is None:
+            return asked
+        resync = ResyncRequired(reason=reason, last_sequence=log_end)
+        await self.send(hub_frame("system.resync_required", resync.wire(), **self._ws()))
+        logger.info("agent %s must resync (%s) from %s", agent.id, reason, log_end)
+        return log_end
+
+    # --- uplink frames ---------------------------------------------------------------------
+
+    async def _uplinks(self) -> None:
+        while not self._closed:
+            raw = await self.socket.receive()
+            try:
+                await self._on_frame(raw)
+            except Unauthorized as error:  # revoked while connected (seen at a heartbeat)
+                await self.close(error.close_code, error)
+                return
+
+    async def _on_frame(self, raw: str | bytes) -> None:
+        agent = self.agent
+        assert agent is not None
+        try:
+            envelope = read_envelope(raw)
+        except FrameRefused as refused:
+            await self._note_alive(heartbeat=False)
+            await self.send_error(refused.error, refused.envelope_id)
+            return
+        await self._note_alive(heartbeat=envelope.type == "agent.heartbeat")
+        try:
+            check_workspace(agent, envelope)
+            payload = read_payload(envelope)
+            self._log_unknown_fields(envelope, payload)
+            if payload is None:
+                warning = CompatibilityWarning(
+                    id=envelope.id,
+                    code="unknown_type",
+                    message=f"This hub does not know {envelope.type!r}; the frame was ignored.",
+                )
+                await self.send(hub_frame("warning", warning.wire(), **self._ws()))
+                return
+            ack = await self._act(agent, envelope, payload)
+        except FrameRefused as refused:
+            await self.send_error(refused.error, refused.envelope_id)
+            return
+        except HubError as error:
+            await self.send_error(error, envelope.id)
+            return
+        except Exception:
+            logger.exception(
+                "uplink %s %s from agent %s failed", envelope.type, envelope.id, agent.id
+            )
+            await self.send_error(HubError("The hub could not process this frame."), envelope.id)
+            return
+        await self.send(hub_frame("ack", ack, **self._ws()))
+
+    async def _act(self, agent: Agent, envelope: Envelope, payload: WireModel) -> dict[str, Any]:
+        if envelope.type == "agent.heartbeat":
+            return {"id": envelope.id, "duplicate": False}
+        if envelope.type == "agent.hello":
+            raise InvalidInput(
+                "This socket has said hello already.",
+                code="already_greeted",
+                hint="Reconnect to start a new session.",
+            )
+        if isinstance(payload, MessageDelta):
+            publish_delta(agent, envelope, payload, self.gateway.bus)
+            return {"id": envelope.id, "duplicate": False}
+        return await log_uplink(agent, envelope, payload)
+
+    async def _note_alive(self, *, heartbeat: bool) -> None:
+        agent = self.agent
+        assert agent is not None
+        now = time.monotonic()
+        every = self.gateway.settings.heartbeat_interval_s / 2
+        if not heartbeat and now - self._last_presence < every:
+            return
+        self._last_presence = now
+        try:
+            await record_heartbeat(agent)
+        except Unauthorized:
+            raise
+        except Exception:  # presence must not cost the frame; the next beat retries
+            logger.exception("recording a heartbeat of agent %s failed", agent.id)
+
+    def _log_unknown_fields(self, envelope: Envelope, payload: WireModel | None) -> None:
+        names = unknown_fields(envelope, payload)
+        if names:
+            logger.info(
+                "agent %s sent %s %s with fields this hub does not know: %s",
+                self.agent.id if self.agent else "(pairing)",
+                envelope.type,
+                envelope.id,
+                ", ".join(names),
+            )

@@ -1,0 +1,162 @@
+"""What an agent's uplink frames do: each becomes one event in the log, or a live delta.
+
+The envelope id is the idempotency key: a frame resent after a reconnect returns the first
+event's sequence with ``duplicate: true`` and changes nothing. Ids the agent leaves out
+(``messageId``, a child's ``taskId``, the card's ``id``, ``artifactId``) are generated here;
+the ``ack`` names them, so a raw client learns the id it may refer to later.
+
+``message.delta`` (text still being written) is not logged: it is published on the bus as
+a transient frame with sequence 0, which live readers pass on as it comes and never replay.
+The final ``message.create`` under the same ``messageId`` stores the whole text.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+from hub.core.bus import DEFAULT_BUS, EventBus, PublishedEvent
+from hub.core.errors import Forbidden, InvalidInput
+from hub.core.events import append_event
+from hub.core.ids import new_id
+from hub.core.models import Agent
+from hub.protocol.base import WireModel
+from hub.protocol.lap import (
+    PROTOCOL_VERSION,
+    ArtifactCreated,
+    Envelope,
+    InteractionRequested,
+    MessageCreate,
+    MessageDelta,
+    TaskChildCreated,
+)
+
+# Uplink type → the log event type it appends.
+EVENT_TYPE_OF_UPLINK = {
+    "message.create": "message.created",
+    "task.accepted": "task.accepted",
+    "task.status_changed": "task.status_changed",
+    "task.child_created": "task.child_created",
+    "interaction.requested": "interaction.requested",
+    "artifact.created": "artifact.created",
+}
+
+# The id an ack reports for each logged type, read back from the stored event's payload.
+_CREATED_ID = {
+    "message.created": "messageId",
+    "task.child_created": "taskId",
+    "artifact.created": "artifactId",
+}
+
+
+def check_workspace(agent: Agent, envelope: Envelope) -> None:
+    """Spec §11: a credential is scoped to one workspace; naming another is refused."""
+    if envelope.workspace_id is not None and envelope.workspace_id != agent.workspace_id:
+        raise Forbidden(
+            f"This agent belongs to workspace {agent.workspace_id}, not {envelope.workspace_id}.",
+            code="workspace_mismatch",
+            hint="Leave workspaceId out (the credential decides it) or send the agent's own.",
+        )
+
+
+async def log_uplink(agent: Agent, envelope: Envelope, payload: WireModel) -> dict[str, Any]:
+    """Append the event for a logged uplink type; returns the ``ack`` payload."""
+    event_type = EVENT_TYPE_OF_UPLINK[envelope.type]
+    body, task_id, conversation_id = _event_payload(envelope, payload)
+    result = await append_event(
+        agent.workspace_id,
+        event_type,
+        body,
+        actor=f"agent:{agent.id}",
+        envelope_id=envelope.id,
+        occurred_at=_aware(envelope.occurred_at),
+        conversation_id=conversation_id,
+        task_id=task_id,
+        correlation_id=envelope.correlation_id,
+    )
+    ack: dict[str, Any] = {
+        "id": envelope.id,
+        "sequence": result.sequence,
+        "duplicate": result.duplicate,
+    }
+    stored = result.event.payload
+    if event_type == "interaction.requested":
+        ack["interactionId"] = (stored.get("interaction") or {}).get("id")
+    elif event_type in _CREATED_ID:
+        ack[_CREATED_ID[event_type]] = stored.get(_CREATED_ID[event_type])
+    return ack
+
+
+def _event_payload(
+    envelope: Envelope, payload: WireModel
+) -> tuple[dict[str, Any], str | None, str | None]:
+    """The event's payload, task id and conversation id, with missing ids filled in."""
+    body: dict[str, Any] = payload.wire()
+    task_id: str | None = body.get("taskId") or envelope.task_id
+    conversation_id = envelope.conversation_id
+    if isinstance(payload, MessageCreate):
+        conversation_id = payload.conversation_id or envelope.conversation_id
+        if conversation_id is None:
+            raise InvalidInput(
+                "message.create needs a conversation.",
+                code="conversation_required",
+                hint="Set conversationId in the payload or the envelope (a task.assigned "
+                "frame carries its conversation).",
+            )
+        body["conversationId"] = conversation_id
+        body.setdefault("messageId", new_id("message"))
+    elif isinstance(payload, TaskChildCreated):
+        body.setdefault("taskId", new_id("task"))
+        task_id = body["taskId"]
+    elif isinstance(payload, InteractionRequested):
+        card: dict[str, Any] = body["interaction"]
+        card.setdefault("id", new_id("interaction"))
+        task_id = envelope.task_id or body.get("taskId")
+    elif isinstance(payload, ArtifactCreated):
+        body.setdefault("artifactId", new_id("artifact"))
+    if envelope.type in ("task.accepted", "task.status_changed"):
+        if not task_id:
+            raise InvalidInput(
+                f"{envelope.type} needs the task it is about.",
+                code="task_required",
+                hint="Set taskId in the payload or the envelope.",
+            )
+        body["taskId"] = task_id
+    elif task_id and not isinstance(payload, TaskChildCreated):
+        body.setdefault("taskId", task_id)
+    return body, task_id, conversation_id
+
+
+def _aware(moment: datetime) -> datetime:
+    """A time the sender gave without a zone is read as UTC, as the envelope requires."""
+    return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
+
+
+def publish_delta(
+    agent: Agent, envelope: Envelope, delta: MessageDelta, bus: EventBus | None = None
+) -> None:
+    """Show streaming text live; nothing is stored until the final ``message.create``."""
+    conversation_id = delta.conversation_id or envelope.conversation_id
+    frame: dict[str, Any] = {
+        "id": envelope.id,
+        "type": "message.delta",
+        "version": PROTOCOL_VERSION,
+        "occurredAt": _aware(envelope.occurred_at).isoformat().replace("+00:00", "Z"),
+        "workspaceId": agent.workspace_id,
+        "sequence": 0,
+        "actor": f"agent:{agent.id}",
+        "payload": {**delta.wire(), "conversationId": conversation_id},
+    }
+    if conversation_id is not None:
+        frame["conversationId"] = conversation_id
+    if envelope.task_id is not None:
+        frame["taskId"] = envelope.task_id
+    (bus or DEFAULT_BUS).publish(
+        PublishedEvent(
+            workspace_id=agent.workspace_id,
+            sequence=0,
+            type="message.delta",
+            recipient_agent_id=None,
+            envelope=frame,
+        )
+    )

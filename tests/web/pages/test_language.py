@@ -1,0 +1,77 @@
+"""The UI speaks English and Simplified Chinese, and shows times in the reader's zone."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+from babel.messages.pofile import read_po
+
+from hub.web.pages.i18n import TRANSLATIONS_DIR, language_from_header
+from tests.web.pages.world import build_world
+
+
+def test_the_browser_language_picks_the_catalogue() -> None:
+    assert language_from_header("zh-CN,zh;q=0.9,en;q=0.8") == "zh_Hans"
+    assert language_from_header("zh-Hans-CN") == "zh_Hans"
+    assert language_from_header("en-GB,en;q=0.9") == "en"
+    assert language_from_header("zh-TW,en;q=0.5") == "en"  # traditional script: not zh_Hans
+    assert language_from_header("fr-FR") == "en"
+    assert language_from_header(None) == "en"
+
+
+def test_every_string_has_a_chinese_translation() -> None:
+    with open(TRANSLATIONS_DIR / "zh_Hans" / "LC_MESSAGES" / "messages.po", "rb") as handle:
+        catalogue = read_po(handle)
+    untranslated = [m.id for m in catalogue if m.id and not m.string]
+    assert untranslated == []
+    assert (TRANSLATIONS_DIR / "zh_Hans" / "LC_MESSAGES" / "messages.mo").exists()
+
+
+async def test_chinese_from_the_browser_and_english_by_setting(browser) -> None:  # type: ignore[no-untyped-def]
+    ada = await browser("Ada")
+    await build_world(ada.workspace_id, ada.user_id, text="x", kinds=("approval_high",))
+    zh = {"Accept-Language": "zh-CN,zh;q=0.9"}
+    _status, html = await ada.page(ada.w("/inbox"), headers=zh)
+    assert '<html lang="zh-Hans">' in html
+    assert "等待我处理" in html and "为什么需要你" in html and "高风险" in html
+    # Agent text is shown as sent, never translated.
+    assert "Run the production migration? x" in html
+
+    response = await ada.post(
+        ada.w("/settings/preferences"),
+        {"language": "en", "time_zone": ""},
+        token_from=ada.w("/settings"),
+    )
+    assert response.status_code == 302
+    _status, html = await ada.page(ada.w("/inbox"), headers=zh)
+    assert '<html lang="en">' in html and "Waiting for you" in html
+
+
+async def test_times_follow_the_persons_time_zone(browser) -> None:  # type: ignore[no-untyped-def]
+    ada = await browser("Ada")
+    world = await build_world(ada.workspace_id, ada.user_id, kinds=())
+    from hub.core.models import Task
+
+    moment = datetime(2026, 7, 24, 12, 0, tzinfo=UTC)
+    await Task.filter(id=world.task_id).update(created_at=moment)
+    path = ada.w(f"/tasks/{world.task_id}")
+
+    ada.client.set_cookie("localhost", "tz", "Asia/Shanghai")
+    _status, html = await ada.page(path)
+    assert "8:00:00" in html and "PM" in html  # 12:00 UTC is 20:00 in Shanghai
+
+    response = await ada.post(
+        ada.w("/settings/preferences"),
+        {"language": "", "time_zone": "America/New_York"},
+        token_from=ada.w("/settings"),
+    )
+    assert response.status_code == 302
+    _status, html = await ada.page(path)
+    assert "8:00:00" in html and "AM" in html  # the setting wins over the browser's zone
+
+    response = await ada.post(
+        ada.w("/settings/preferences"),
+        {"language": "", "time_zone": "Mars/Olympus"},
+        token_from=ada.w("/settings"),
+    )
+    assert response.status_code == 422
