@@ -1,0 +1,125 @@
+"""Cards and notices as mail: an HTML part and a plain-text part from the same Card.
+
+Structure follows spec §7.3 (why → impact → what you can do → details); risk is a word and
+an icon. Every option is its own signed link (``ChannelContext.card_link``); cards answered
+with text or several ticks get one link to a form. Agent text is escaped, never trusted as
+markup.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from email.message import EmailMessage
+from email.utils import formataddr
+from typing import Any
+
+from jinja2 import Environment, PackageLoader, select_autoescape
+
+from hub.channels.base import Capabilities, ChannelContext, Recipient
+from hub.channels.cards import Card, Notice
+from hub.channels.i18n import text, when
+from hub.channels.wording import agent_text, outcome_text, risk_text
+
+_ENV = Environment(
+    loader=PackageLoader("hub.channels.email", "templates"),
+    autoescape=select_autoescape(enabled_extensions=("html",), default_for_string=False),
+    trim_blocks=True,
+    lstrip_blocks=True,
+)
+
+
+@dataclass(frozen=True, slots=True)
+class ActionLink:
+    label: str
+    url: str
+    description: str | None = None
+
+
+def card_actions(
+    card: Card, recipient: Recipient, context: ChannelContext, capabilities: Capabilities
+) -> tuple[list[ActionLink], str | None]:
+    """Per-option links, or one link to the form; plus a link to the full card when the
+    mail cannot carry it all (never a partial set of answers)."""
+    language = recipient.language
+
+    def link(option_id: str | None = None) -> str:
+        return context.card_link(card, recipient, via="email", option_id=option_id)
+
+    if not capabilities.can_render(card):
+        return [], link()
+    if card.takes_text or card.multiple:
+        return [ActionLink(text(language, "answer"), link())], None
+    actions = [ActionLink(o.label, link(o.id), o.description) for o in card.options]
+    return actions, None
+
+
+def _values(card: Card, recipient: Recipient, **extra: Any) -> dict[str, Any]:
+    language = recipient.language
+    return {
+        "card": card,
+        "lang": language,
+        "t": lambda key, **values: text(language, key, **values),
+        "risk": risk_text(card, language),
+        "agent": agent_text(card, language),
+        "outcome": outcome_text(card, language),
+        "expires": when(card.expires_at) if card.expires_at else None,
+        "recipient": recipient,
+        **extra,
+    }
+
+
+def card_message(
+    card: Card,
+    recipient: Recipient,
+    context: ChannelContext,
+    capabilities: Capabilities,
+    sender: str,
+) -> EmailMessage:
+    actions, web_link = card_actions(card, recipient, context, capabilities)
+    values = _values(card, recipient, actions=actions, web_link=web_link)
+    subject = text(recipient.language, "waiting_subject", agent=values["agent"], title=card.title)
+    return _message(
+        subject,
+        sender,
+        recipient,
+        _ENV.get_template("email/card.txt").render(values),
+        _ENV.get_template("email/card.html").render(values),
+        f"card.{card.id}.{recipient.user_id}",
+    )
+
+
+def notice_message(
+    notice: Notice, recipient: Recipient, sender: str, task_url: str
+) -> EmailMessage:
+    language = recipient.language
+    values = {
+        "notice": notice,
+        "lang": language,
+        "t": lambda key, **v: text(language, key, **v),
+        "agent": notice.agent_name or text(language, "someone"),
+        "task_url": task_url,
+    }
+    return _message(
+        text(language, "failed_subject", title=notice.task_title),
+        sender,
+        recipient,
+        _ENV.get_template("email/notice.txt").render(values),
+        _ENV.get_template("email/notice.html").render(values),
+        f"{notice.kind}.{notice.task_id}.{recipient.user_id}",
+    )
+
+
+def _message(
+    subject: str, sender: str, recipient: Recipient, plain: str, html: str, key: str
+) -> EmailMessage:
+    message = EmailMessage()
+    message["Subject"] = subject
+    message["From"] = sender
+    message["To"] = formataddr((recipient.display_name, recipient.email))
+    domain = sender.rpartition("@")[2] or "lineup.local"
+    # Fixed by what the mail is about, so a resend after a crash is the same message.
+    message["Message-ID"] = f"<{key}@{domain}>"
+    message["Auto-Submitted"] = "auto-generated"
+    message.set_content(plain)
+    message.add_alternative(html, subtype="html")
+    return message

@@ -1,0 +1,99 @@
+"""Signed, expiring, single-use links to a card, bound to one person (and maybe one option).
+
+Email puts one link per option in a mail; any surface that cannot render a card natively
+degrades to a link to the whole card. Both are the same thing: ``/a/<token>``, where the
+token is signed with the hub's secret (itsdangerous) and carries the workspace, the
+interaction, the recipient (their id and a digest of the address it was sent to), the option
+if any, the surface to record as ``via``, and a nonce. A GET shows a confirmation page; only
+its POST decides (``hub.channels.pages``), and the nonce is then spent (``UsedLink``).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import secrets
+from dataclasses import dataclass
+from typing import Any
+
+from itsdangerous import BadSignature, SignatureExpired, URLSafeTimedSerializer
+
+DEFAULT_MAX_AGE_S = 7 * 24 * 3600
+_SALT = "lineup.card-link.v1"
+
+
+class LinkError(Exception):
+    """The link cannot be used; ``reason`` names why (a key of the page texts)."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
+@dataclass(frozen=True, slots=True)
+class CardLink:
+    workspace_id: str
+    interaction_id: str
+    user_id: str
+    address_digest: str
+    option_id: str | None
+    via: str
+    nonce: str
+
+
+def address_digest(address: str) -> str:
+    return hashlib.sha256(address.strip().lower().encode()).hexdigest()[:16]
+
+
+class LinkSigner:
+    def __init__(self, secret_key: str, public_url: str, max_age_s: int = DEFAULT_MAX_AGE_S):
+        self._serializer = URLSafeTimedSerializer(secret_key, salt=_SALT)
+        self.public_url = public_url.rstrip("/")
+        self.max_age_s = max_age_s
+
+    def token(
+        self,
+        *,
+        workspace_id: str,
+        interaction_id: str,
+        user_id: str,
+        address: str,
+        via: str,
+        option_id: str | None = None,
+    ) -> str:
+        payload: dict[str, Any] = {
+            "w": workspace_id,
+            "i": interaction_id,
+            "u": user_id,
+            "a": address_digest(address),
+            "v": via,
+            "n": secrets.token_urlsafe(12),
+        }
+        if option_id is not None:
+            payload["o"] = option_id
+        return str(self._serializer.dumps(payload))
+
+    def url(self, **fields: Any) -> str:
+        return f"{self.public_url}/a/{self.token(**fields)}"
+
+    def read(self, token: str) -> CardLink:
+        try:
+            payload = self._serializer.loads(token, max_age=self.max_age_s)
+        except SignatureExpired:
+            raise LinkError("link_expired") from None
+        except BadSignature:
+            raise LinkError("link_invalid") from None
+        try:
+            return CardLink(
+                workspace_id=str(payload["w"]),
+                interaction_id=str(payload["i"]),
+                user_id=str(payload["u"]),
+                address_digest=str(payload["a"]),
+                option_id=str(payload["o"]) if "o" in payload else None,
+                via=str(payload["v"]),
+                nonce=str(payload["n"]),
+            )
+        except (KeyError, TypeError):
+            raise LinkError("link_invalid") from None
+
+
+__all__ = ["CardLink", "LinkError", "LinkSigner", "address_digest"]

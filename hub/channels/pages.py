@@ -1,0 +1,186 @@
+"""The pages behind signed card links (``/a/<token>``): email's option links and every
+surface's "open the card on the web".
+
+GET and HEAD only ever *show*: the card's context and a form (mail scanners and link
+previews fetch links, so fetching must not decide anything). The form's POST decides, once,
+through ``ChannelRuntime.respond``. Every way a link can be unusable — cut short or changed,
+expired, used already, sent to someone else — gets a page that says which, in the
+recipient's language, and the card's outcome when there is one.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+from quart import Blueprint, Quart, render_template, request
+from tortoise.exceptions import IntegrityError
+
+from hub.channels.base import Recipient
+from hub.channels.cards import Card, load_card
+from hub.channels.i18n import text, when
+from hub.channels.links import CardLink, LinkError, address_digest
+from hub.channels.wording import agent_text, outcome_text, risk_text, via_text, who_text
+from hub.core.errors import AlreadyDecided, Gone, InvalidInput, NotFound
+from hub.core.models import Membership, User
+from hub.core.notification_models import UsedLink
+
+blueprint = Blueprint("card_links", __name__, template_folder="templates")
+
+_STATUS = {"link_invalid": 400, "link_expired": 410, "link_used": 410, "link_not_yours": 403}
+
+
+class _Refused(Exception):
+    def __init__(self, reason: str, language: str = "en", card: Card | None = None) -> None:
+        super().__init__(reason)
+        self.reason, self.language, self.card = reason, language, card
+
+
+async def _open(token: str) -> tuple[CardLink, Recipient, Card]:
+    from quart import current_app
+
+    from hub.channels.runtime import runtime_of
+
+    runtime = runtime_of(current_app)
+    try:
+        link = runtime.signer.read(token)
+    except LinkError as error:
+        raise _Refused(error.reason) from None
+    user = await User.filter(id=link.user_id).first()
+    if user is None:
+        raise _Refused("link_not_yours")
+    recipient = await runtime.recipient(user, link.via)
+    language = recipient.language
+    member = await Membership.filter(user_id=user.id, workspace_id=link.workspace_id).exists()
+    if address_digest(user.email) != link.address_digest or not member:
+        raise _Refused("link_not_yours", language)
+    card = await load_card(link.workspace_id, link.interaction_id)
+    if card is None:
+        raise _Refused("link_invalid", language)
+    return link, recipient, card
+
+
+def _context(card: Card, language: str, **extra: Any) -> dict[str, Any]:
+    return {
+        "card": card,
+        "lang": language,
+        "t": lambda key, **values: text(language, key, **values),
+        "risk": risk_text(card, language),
+        "agent": agent_text(card, language),
+        "outcome": outcome_text(card, language),
+        "expires": when(card.expires_at) if card.expires_at else None,
+        **extra,
+    }
+
+
+async def _problem(refused: _Refused) -> tuple[str, int]:
+    language = refused.language
+    body = await render_template(
+        "channels/link_problem.html",
+        lang=language,
+        title=text(language, "problem_title"),
+        message=text(language, refused.reason),
+        outcome=outcome_text(refused.card, language) if refused.card else None,
+    )
+    return body, _STATUS.get(refused.reason, 400)
+
+
+@blueprint.route("/a/<token>", methods=["GET"])
+async def show(token: str) -> tuple[str, int]:
+    """Show the card and a confirmation form; never changes anything (HEAD comes here too)."""
+    try:
+        link, recipient, card = await _open(token)
+    except _Refused as refused:
+        return await _problem(refused)
+    language = recipient.language
+    if not card.is_pending:
+        return await render_template("channels/link_card.html", **_context(card, language)), 200
+    if await UsedLink.filter(nonce=link.nonce).exists():
+        return await _problem(_Refused("link_used", language, card))
+    return await _form(card, language, link), 200
+
+
+async def _form(card: Card, language: str, link: CardLink, error: str | None = None) -> str:
+    chosen = card.option(link.option_id) if link.option_id else None
+    return await render_template(
+        "channels/link_card.html",
+        **_context(card, language, chosen=chosen, error=error, form=True),
+    )
+
+
+@blueprint.route("/a/<token>", methods=["POST"])
+async def decide(token: str) -> tuple[str, int]:
+    from quart import current_app
+
+    from hub.channels.runtime import runtime_of
+
+    try:
+        link, recipient, card = await _open(token)
+    except _Refused as refused:
+        return await _problem(refused)
+    language = recipient.language
+    if not card.is_pending:
+        return await _already(card, language)
+    form = await request.form
+    response = _response(card, link, form)
+    try:
+        await UsedLink.create(
+            nonce=link.nonce,
+            user_id=recipient.user_id,
+            interaction_id=card.id,
+            used_at=datetime.now(UTC),
+        )
+    except IntegrityError:
+        return await _problem(_Refused("link_used", language, card))
+    runtime = runtime_of(current_app)
+    try:
+        card = await runtime.respond(card, recipient, response, via=link.via)
+    except InvalidInput as error:
+        # Nothing was decided: the link stays usable for a corrected answer.
+        await UsedLink.filter(nonce=link.nonce).delete()
+        return await _form(card, language, link, error=error.message), 422
+    except AlreadyDecided:
+        fresh = await load_card(card.workspace_id, card.id)
+        return await _already(fresh or card, language)
+    except (Gone, NotFound):
+        await UsedLink.filter(nonce=link.nonce).delete()
+        fresh = await load_card(card.workspace_id, card.id)
+        values = _context(fresh or card, language)
+        return await render_template("channels/link_card.html", **values), 410
+    body = await render_template(
+        "channels/link_card.html",
+        **_context(card, language, thanks=True),
+    )
+    return body, 200
+
+
+async def _already(card: Card, language: str) -> tuple[str, int]:
+    message = None
+    if card.status == "resolved":
+        message = text(
+            language,
+            "already_decided",
+            who=who_text(card),
+            via=via_text(card.via, language),
+            when=when(card.responded_at),
+        )
+    body = await render_template(
+        "channels/link_card.html", **_context(card, language, already=message)
+    )
+    return body, 409
+
+
+def _response(card: Card, link: CardLink, form: Any) -> dict[str, Any]:
+    comment = (form.get("comment") or "").strip()
+    if card.takes_text:
+        return {"text": form.get("text") or ""}
+    if card.multiple:
+        return {"optionIds": form.getlist("optionIds")}
+    answer: dict[str, Any] = {"optionId": link.option_id or form.get("optionId") or ""}
+    if comment:
+        answer["comment"] = comment
+    return answer
+
+
+def init_app(app: Quart) -> None:
+    app.register_blueprint(blueprint)

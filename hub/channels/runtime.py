@@ -1,0 +1,209 @@
+"""Running the channels inside the hub: a ``lineup.plugins`` plugin like any other.
+
+``init_app`` discovers the channels (``hub.channels.registry``), constructs the configured
+ones, registers their blueprints and the link pages, and while the hub serves:
+
+* declares each channel's surface to the preferences, so notifications get written for it;
+* starts each channel (retrying in the background when its peer is away at start);
+* runs one outbox worker whose deliverer hands each row to its channel, woken by every
+  committed event on the bus.
+
+``ChannelRuntime`` is also what a channel receives, through ``ChannelContext``, to answer a
+card: ``respond`` is the one decision path (``respond_to_interaction``) plus a membership
+check, and ``card_link`` signs links to the web card.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import weakref
+from collections.abc import AsyncGenerator
+from typing import Any
+
+from quart import Quart
+
+from hub.channels.base import Channel, ChannelContext, DeliveryRefused, Recipient
+from hub.channels.cards import Card, build_card, load_card, load_notice
+from hub.channels.links import LinkSigner
+from hub.channels.registry import available_channels
+from hub.config import Settings
+from hub.core.accounts import require_membership
+from hub.core.bus import DEFAULT_BUS, PublishedEvent
+from hub.core.interactions import respond_to_interaction
+from hub.core.models import User
+from hub.core.notification_models import ChannelAccount, Notification, NotificationKind
+from hub.core.outbox import OutboxWorker, Outcome, RetryPolicy
+from hub.core.preferences import Surface, declare_surface, settings_for, withdraw_surface
+
+logger = logging.getLogger(__name__)
+
+EXTENSION = "lineup.channels"  # app.extensions[EXTENSION]: the ChannelRuntime
+_RUNNING: weakref.WeakSet[ChannelRuntime] = weakref.WeakSet()
+_LISTENING = False
+
+
+def _wake_workers(event: PublishedEvent) -> None:
+    for runtime in list(_RUNNING):
+        runtime.worker.wake()
+
+
+class ChannelRuntime:
+    def __init__(
+        self,
+        settings: Settings,
+        channel_classes: dict[str, type[Channel]] | None = None,
+        *,
+        retry: RetryPolicy | None = None,
+    ) -> None:
+        self.settings = settings
+        self.signer = LinkSigner(settings.secret_key, settings.resolved_public_url)
+        self.context = ChannelContext(
+            settings=settings,
+            card_link=self.card_link,
+            respond=self.respond,
+            recipient=self.recipient_by_id,
+        )
+        classes = available_channels() if channel_classes is None else channel_classes
+        self.channels: dict[str, Channel] = {
+            name: cls(self.context) for name, cls in classes.items() if cls.configured(settings)
+        }
+        self.worker = OutboxWorker(self.deliver, retry=retry)
+        self._starting: list[asyncio.Task[None]] = []
+
+    # --- lifecycle ------------------------------------------------------------------------
+
+    async def start(self) -> None:
+        global _LISTENING
+        for name, channel in self.channels.items():
+            declare_surface(
+                Surface(name, defaults=channel.default_events, needs_account=channel.needs_account)
+            )
+            self._starting.append(asyncio.create_task(self._start_channel(name, channel)))
+        _RUNNING.add(self)
+        if not _LISTENING:
+            DEFAULT_BUS.add_listener(_wake_workers)
+            _LISTENING = True
+        self.worker.start()
+
+    async def _start_channel(self, name: str, channel: Channel) -> None:
+        delay = 1.0
+        while True:
+            try:
+                await channel.start()
+                logger.info("channel %s started", name)
+                return
+            except Exception as error:  # its peer may be away; notifications wait meanwhile
+                logger.warning("channel %s did not start (%s); retry in %.0fs", name, error, delay)
+                await asyncio.sleep(delay)
+                delay = min(60.0, delay * 2)
+
+    async def stop(self) -> None:
+        _RUNNING.discard(self)
+        await self.worker.stop()
+        for task in self._starting:
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+        self._starting.clear()
+        for name, channel in self.channels.items():
+            try:
+                await channel.stop()
+            except Exception:
+                logger.exception("channel %s did not stop cleanly", name)
+            withdraw_surface(name)
+
+    # --- delivery -------------------------------------------------------------------------
+
+    async def recipient(self, user: User, surface: str) -> Recipient:
+        settings = await settings_for(user.id)
+        account = await ChannelAccount.filter(user_id=user.id, surface=surface).first()
+        return Recipient(
+            user_id=user.id,
+            email=user.email,
+            display_name=user.display_name,
+            language=settings.language or "en",
+            address=account.address if account else None,
+            external_id=account.external_id if account else None,
+        )
+
+    async def recipient_by_id(self, user_id: str, surface: str) -> Recipient:
+        return await self.recipient(await User.get(id=user_id), surface)
+
+    async def deliver(self, row: Notification) -> Outcome:
+        """The outbox's deliverer: one row to its channel."""
+        channel = self.channels.get(row.surface)
+        if channel is None:
+            raise DeliveryRefused(f"the {row.surface} channel is not configured")
+        user = await User.filter(id=row.user_id).first()
+        if user is None:
+            return Outcome.SKIPPED
+        recipient = await self.recipient(user, row.surface)
+        if channel.needs_account and recipient.address is None:
+            raise DeliveryRefused(f"{user.id} has no {row.surface} account linked any more")
+        if row.kind == NotificationKind.FAILED:
+            notice = await load_notice("failed", row.workspace_id, row.task_id or "")
+            if notice is None:
+                return Outcome.SKIPPED
+            await channel.notify(recipient, notice)
+            return Outcome.SENT
+        card = await load_card(row.workspace_id, row.interaction_id or "")
+        if card is None:
+            return Outcome.SKIPPED
+        if row.kind == NotificationKind.WAITING:
+            if not card.is_pending:  # decided before it went out: nothing to ask any more
+                return Outcome.SKIPPED
+            await channel.deliver_card(recipient, card)
+        else:
+            await channel.update_card(recipient, card)
+        return Outcome.SENT
+
+    # --- what channels call ---------------------------------------------------------------
+
+    def card_link(
+        self, card: Card, recipient: Recipient, *, via: str, option_id: str | None = None
+    ) -> str:
+        return self.signer.url(
+            workspace_id=card.workspace_id,
+            interaction_id=card.id,
+            user_id=recipient.user_id,
+            address=recipient.email,
+            via=via,
+            option_id=option_id,
+        )
+
+    async def respond(
+        self, card: Card, recipient: Recipient, response: dict[str, Any], *, via: str
+    ) -> Card:
+        """Answer ``card`` as ``recipient`` through the core's one decision path."""
+        user = await User.get(id=recipient.user_id)
+        await require_membership(user, card.workspace_id)
+        interaction = await respond_to_interaction(
+            card.workspace_id, card.id, response, responder=f"user:{user.id}", via=via
+        )
+        return await build_card(interaction)
+
+
+def runtime_of(app: Quart) -> ChannelRuntime:
+    runtime: ChannelRuntime = app.extensions[EXTENSION]
+    return runtime
+
+
+def init_app(app: Quart) -> None:
+    from hub.channels import pages
+
+    settings: Settings = app.config["LINEUP"]
+    runtime = ChannelRuntime(settings)
+    app.extensions[EXTENSION] = runtime
+    pages.init_app(app)
+    for channel in runtime.channels.values():
+        blueprint = channel.blueprint()
+        if blueprint is not None:
+            app.register_blueprint(blueprint)
+
+    @app.while_serving
+    async def _channels() -> AsyncGenerator[None, None]:
+        await runtime.start()
+        yield
+        await runtime.stop()

@@ -1,0 +1,401 @@
+"""The Telegram channel: cards as messages with inline buttons, answered in the chat.
+
+Transport apart from dispatch: python-telegram-bot's ``Updater`` long-polls the Bot API
+(``LINEUP_TELEGRAM_API_URL``; a local Bot API server works the same) and its
+``Application`` calls the handlers here, which only translate a press or a reply into
+``ChannelContext.respond`` — the core decides.
+
+Rules every handler keeps: a press is always answered (``answerCallbackQuery``), even when
+refused; only the Telegram user linked to the person the card was sent to may answer it
+(checked against ``ChannelAccount`` on every press); a decided card's message is edited to
+the outcome, here at once and on every other surface through the outbox's update.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import secrets
+from typing import Any, ClassVar
+
+from hub.channels.base import Capabilities, Channel, ChannelContext, DeliveryRefused, Recipient
+from hub.channels.cards import Card, Notice, load_card
+from hub.channels.i18n import text, when
+from hub.channels.registry import MissingExtra
+from hub.channels.wording import outcome_text, via_text, who_text
+from hub.config import Settings
+from hub.core.channel_accounts import account_for_identity, redeem_link_token
+from hub.core.errors import AlreadyDecided, Gone, HubError, InvalidInput
+from hub.core.events import utcnow
+from hub.core.notification_models import DeliveredCard
+from hub.core.preferences import settings_for
+
+try:
+    from telegram import ForceReply, Update
+    from telegram.error import BadRequest, Forbidden
+    from telegram.ext import (
+        Application,
+        CallbackQueryHandler,
+        CommandHandler,
+        ContextTypes,
+        MessageHandler,
+        filters,
+    )
+except ImportError as missing:  # pragma: no cover - depends on the install
+    raise MissingExtra("telegram", "telegram", "python-telegram-bot") from missing
+
+from hub.channels.telegram.render import (
+    REQUEST_CHANGES,
+    card_keyboard,
+    card_text,
+    notice_text,
+    recipient_chat,
+)
+
+logger = logging.getLogger(__name__)
+SURFACE = "telegram"
+
+
+class TelegramChannel(Channel):
+    name = SURFACE
+    needs_account = True
+    capabilities: ClassVar[Capabilities] = Capabilities(max_content_chars=3000)
+    # Long-poll timeout; shorter means a quicker stop, longer means fewer requests.
+    poll_timeout_s: ClassVar[int] = 10
+
+    def __init__(self, context: ChannelContext) -> None:
+        super().__init__(context)
+        settings = context.settings
+        root = settings.telegram_api_url.rstrip("/")
+        self.application: Application[Any, Any, Any, Any, Any, Any] = (
+            Application.builder()
+            .token(settings.telegram_bot_token)
+            .base_url(f"{root}/bot")
+            .base_file_url(f"{root}/file/bot")
+            .build()
+        )
+        self.application.add_handler(CommandHandler("start", self._on_start))
+        self.application.add_handler(CallbackQueryHandler(self._on_press))
+        self.application.add_handler(
+            MessageHandler(filters.REPLY & filters.TEXT & ~filters.COMMAND, self._on_reply)
+        )
+        self._polling = False
+
+    @classmethod
+    def configured(cls, settings: Settings) -> bool:
+        return bool(settings.telegram_bot_token)
+
+    @property
+    def bot(self) -> Any:
+        return self.application.bot
+
+    # --- lifecycle ------------------------------------------------------------------------
+
+    async def start(self) -> None:
+        await self.application.initialize()  # getMe: the bot's username, for deep links
+        if not self.application.running:
+            await self.application.start()
+        if self.application.updater is not None and not self.application.updater.running:
+            await self.application.updater.start_polling(
+                poll_interval=0, timeout=self.poll_timeout_s, drop_pending_updates=False
+            )
+        self._polling = True
+
+    async def stop(self) -> None:
+        with contextlib.suppress(Exception):
+            if self.application.updater is not None and self.application.updater.running:
+                await self.application.updater.stop()
+        with contextlib.suppress(Exception):
+            if self.application.running:
+                await self.application.stop()
+        with contextlib.suppress(Exception):
+            await self.application.shutdown()
+
+    async def deep_link(self, token: str) -> str:
+        """``https://t.me/<bot>?start=<token>``; opening it sends ``/start <token>``."""
+        if not self.bot.username:
+            await self.application.initialize()
+        return f"https://t.me/{self.bot.username}?start={token}"
+
+    # --- delivery -------------------------------------------------------------------------
+
+    async def deliver_card(self, recipient: Recipient, card: Card) -> None:
+        row = await self._row_for(recipient, card)
+        if row.external_id:  # sent already (a retry after the send went through)
+            return
+        web_link = None
+        body, native = card_text(card, recipient.language, self.capabilities)
+        if not native:
+            web_link = self.context.card_link(card, recipient, via="web")
+        markup = card_keyboard(card, row.id, row.state, recipient.language, web_link)
+        try:
+            message = await self.bot.send_message(
+                chat_id=recipient_chat(recipient),
+                text=body,
+                parse_mode="HTML",
+                reply_markup=markup,
+                disable_web_page_preview=True,
+            )
+        except Forbidden as blocked:  # the person blocked the bot: retrying cannot help
+            raise DeliveryRefused(str(blocked)) from blocked
+        row.address, row.external_id = str(message.chat_id), str(message.message_id)
+        row.updated_at = utcnow()
+        await row.save()
+
+    async def update_card(self, recipient: Recipient, card: Card) -> None:
+        row = await DeliveredCard.filter(
+            surface=SURFACE, user_id=recipient.user_id, interaction_id=card.id
+        ).first()
+        if row is None or not row.external_id:
+            return
+        await self._show_outcome(row, card, recipient.language)
+
+    async def notify(self, recipient: Recipient, notice: Notice) -> None:
+        base = self.context.settings.resolved_public_url
+        url = f"{base}/w/{notice.workspace_id}/tasks/{notice.task_id}"
+        try:
+            await self.bot.send_message(
+                chat_id=recipient_chat(recipient),
+                text=notice_text(notice, recipient.language, url),
+                parse_mode="HTML",
+                disable_web_page_preview=True,
+            )
+        except Forbidden as blocked:
+            raise DeliveryRefused(str(blocked)) from blocked
+
+    async def _row_for(self, recipient: Recipient, card: Card) -> DeliveredCard:
+        row = await DeliveredCard.filter(
+            surface=SURFACE, user_id=recipient.user_id, interaction_id=card.id
+        ).first()
+        if row is None:
+            now = utcnow()
+            row = await DeliveredCard.create(
+                id=secrets.token_urlsafe(6),
+                surface=SURFACE,
+                user_id=recipient.user_id,
+                workspace_id=card.workspace_id,
+                interaction_id=card.id,
+                state={},
+                created_at=now,
+                updated_at=now,
+            )
+        return row
+
+    async def _show_outcome(self, row: DeliveredCard, card: Card, language: str) -> None:
+        body, _ = card_text(card, language, self.capabilities)
+        try:
+            await self.bot.edit_message_text(
+                text=body,
+                chat_id=int(row.address),
+                message_id=int(row.external_id),
+                parse_mode="HTML",
+                reply_markup=None,
+                disable_web_page_preview=True,
+            )
+        except BadRequest as error:
+            if "not modified" not in str(error).lower():
+                raise
+
+    # --- what people do in the chat -------------------------------------------------------
+
+    async def _on_start(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+        message, sender = update.effective_message, update.effective_user
+        if message is None or sender is None:
+            return
+        language = "zh-Hans" if (sender.language_code or "").startswith("zh") else "en"
+        if not context.args:
+            await message.reply_text(text(language, "tg.hello"))
+            return
+        try:
+            account = await redeem_link_token(
+                SURFACE,
+                context.args[0],
+                external_id=str(sender.id),
+                address=str(message.chat_id),
+                display_name=sender.full_name,
+            )
+        except Gone:
+            await message.reply_text(text(language, "tg.link_invalid"))
+            return
+        language = (await settings_for(account.user_id)).language or language
+        await message.reply_text(text(language, "tg.linked"))
+
+    async def _on_press(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+        query = update.callback_query
+        if query is None:
+            return
+        try:
+            answer = await self._handle_press(query, str(query.data or ""))
+        except Exception:
+            logger.exception("handling a Telegram button press failed")
+            answer = (text("en", "tg.card_gone"), True)
+        with contextlib.suppress(Exception):
+            await query.answer(answer[0][:200], show_alert=answer[1])
+
+    async def _handle_press(self, query: Any, data: str) -> tuple[str, bool]:
+        short_id, _, rest = data.partition(":")
+        action, _, argument = rest.partition(":")
+        row = await DeliveredCard.filter(id=short_id, surface=SURFACE).first()
+        if row is None:
+            return text("en", "tg.card_gone"), True
+        recipient = await self.context.recipient(row.user_id, SURFACE)
+        language = recipient.language
+        account = await account_for_identity(SURFACE, str(query.from_user.id))
+        if account is None or account.user_id != row.user_id:
+            return text(language, "tg.not_yours"), True
+        card = await load_card(row.workspace_id, row.interaction_id)
+        if card is None:
+            return text(language, "tg.card_gone"), True
+        if not card.is_pending:
+            await self._show_outcome(row, card, language)
+            return outcome_text(card, language) or "", False
+        index = int(argument) if argument.isdigit() else -1
+        if action in ("o", "c", "t") and not 0 <= index < len(card.options):
+            return text(language, "tg.card_gone"), True
+        if action == "o":
+            option = card.options[index]
+            if card.type.value == "review" and option.id == REQUEST_CHANGES:
+                return await self._ask_comment(row, card, recipient, option.id)
+            if card.is_high_risk:
+                row.state = {**row.state, "confirm": index}
+                await self._redraw(row, card, language)
+                return text(language, "tg.confirm_first"), False
+            return await self._decide(row, card, recipient, {"optionId": option.id})
+        if action == "c":
+            if row.state.get("confirm") != index:
+                return text(language, "tg.confirm_first"), True
+            return await self._decide(row, card, recipient, {"optionId": card.options[index].id})
+        if action == "x":
+            row.state = {k: v for k, v in row.state.items() if k != "confirm"}
+            await self._redraw(row, card, language)
+            return text(language, "tg.cancelled"), False
+        if action == "t":
+            ticked = set(row.state.get("ticked") or [])
+            ticked ^= {index}
+            row.state = {**row.state, "ticked": sorted(ticked)}
+            await self._redraw(row, card, language)
+            return text(language, "tg.ticked", count=len(ticked)), False
+        if action == "s":
+            ticked = set(row.state.get("ticked") or [])
+            ids = [o.id for i, o in enumerate(card.options) if i in ticked]
+            return await self._decide(row, card, recipient, {"optionIds": ids})
+        return text(language, "tg.card_gone"), True
+
+    async def _redraw(self, row: DeliveredCard, card: Card, language: str) -> None:
+        row.updated_at = utcnow()
+        await row.save()
+        markup = card_keyboard(card, row.id, row.state, language, None)
+        try:
+            await self.bot.edit_message_reply_markup(
+                chat_id=int(row.address), message_id=int(row.external_id), reply_markup=markup
+            )
+        except BadRequest as error:
+            if "not modified" not in str(error).lower():
+                raise
+
+    async def _ask_comment(
+        self, row: DeliveredCard, card: Card, recipient: Recipient, option_id: str
+    ) -> tuple[str, bool]:
+        prompt = await self.bot.send_message(
+            chat_id=int(row.address),
+            text=text(recipient.language, "tg.comment_prompt"),
+            reply_to_message_id=int(row.external_id),
+            reply_markup=ForceReply(selective=True),
+        )
+        row.state = {**row.state, "prompt": prompt.message_id, "option": option_id}
+        row.updated_at = utcnow()
+        await row.save()
+        return text(recipient.language, "tg.comment_prompt"), False
+
+    async def _decide(
+        self, row: DeliveredCard, card: Card, recipient: Recipient, response: dict[str, Any]
+    ) -> tuple[str, bool]:
+        language = recipient.language
+        try:
+            decided = await self.context.respond(card, recipient, response, via=SURFACE)
+        except AlreadyDecided:
+            fresh = await load_card(card.workspace_id, card.id) or card
+            await self._show_outcome(row, fresh, language)
+            return self._already(fresh, language), True
+        except InvalidInput as error:
+            return error.message, True
+        except (Gone, HubError):
+            fresh = await load_card(card.workspace_id, card.id) or card
+            await self._show_outcome(row, fresh, language)
+            return outcome_text(fresh, language) or text(language, "tg.card_gone"), True
+        await self._show_outcome(row, decided, language)
+        return text(language, "recorded", outcome=outcome_text(decided, language) or ""), False
+
+    def _already(self, card: Card, language: str) -> str:
+        return text(
+            language,
+            "already_decided",
+            who=who_text(card),
+            via=via_text(card.via, language),
+            when=when(card.responded_at),
+        )
+
+    async def _on_reply(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+        message, sender = update.effective_message, update.effective_user
+        if message is None or sender is None or message.reply_to_message is None:
+            return
+        replied_to = message.reply_to_message.message_id
+        account = await account_for_identity(SURFACE, str(sender.id))
+        if account is None:
+            return
+        row = None
+        for candidate in await DeliveredCard.filter(
+            surface=SURFACE, user_id=account.user_id, address=str(message.chat_id)
+        ):
+            if (
+                candidate.external_id == str(replied_to)
+                or candidate.state.get("prompt") == replied_to
+            ):
+                row = candidate
+                break
+        if row is None:
+            return
+        recipient = await self.context.recipient(row.user_id, SURFACE)
+        language = recipient.language
+        card = await load_card(row.workspace_id, row.interaction_id)
+        if card is None:
+            return
+        if card.takes_text and card.input is not None and card.input.sensitive:
+            # The secret should not sit in the chat history longer than it takes to read it.
+            with contextlib.suppress(Exception):
+                await message.delete()
+        if not card.is_pending:
+            await message.reply_text(outcome_text(card, language) or "")
+            return
+        if card.takes_text:
+            response: dict[str, Any] = {"text": message.text or ""}
+        elif row.state.get("option"):
+            response = {"optionId": row.state["option"], "comment": message.text or ""}
+        else:
+            return
+        try:
+            decided = await self.context.respond(card, recipient, response, via=SURFACE)
+        except InvalidInput as error:
+            retry = await self.bot.send_message(
+                chat_id=message.chat_id,
+                text=text(language, "tg.retry_input", problem=error.message),
+                reply_markup=ForceReply(selective=True),
+            )
+            row.state = {**row.state, "prompt": retry.message_id}
+            row.updated_at = utcnow()
+            await row.save()
+            return
+        except AlreadyDecided:
+            fresh = await load_card(card.workspace_id, card.id) or card
+            await self._show_outcome(row, fresh, language)
+            await message.reply_text(self._already(fresh, language))
+            return
+        except HubError:
+            fresh = await load_card(card.workspace_id, card.id) or card
+            await self._show_outcome(row, fresh, language)
+            return
+        await self._show_outcome(row, decided, language)
+        await self.bot.send_message(
+            chat_id=message.chat_id,
+            text=text(language, "recorded", outcome=outcome_text(decided, language) or ""),
+        )

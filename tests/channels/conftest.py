@@ -1,0 +1,171 @@
+"""A hub with its channels running in this process, against real local peers."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+from quart import Quart
+from quart.typing import TestClientProtocol
+
+from hub.channels.runtime import ChannelRuntime, runtime_of
+from hub.channels.telegram import TelegramChannel
+from hub.config import load_settings
+from hub.core.accounts import create_api_token, create_user
+from hub.core.channel_accounts import create_link_token
+from hub.core.events import append_event
+from hub.core.ids import new_id
+from hub.core.models import Agent, AgentStatus, User, Workspace
+from hub.core.outbox import RetryPolicy
+from hub.web.app import create_app
+from tests.channels.peers import BotApiPeer, SmtpPeer
+
+FAST_RETRY = RetryPolicy(first_delay_s=0.05, max_delay_s=0.4, jitter=0.0)
+PUBLIC_URL = "http://hub.test"
+
+
+async def eventually(
+    check: Callable[[], Awaitable[Any]] | Callable[[], Any], within: float = 30.0
+) -> Any:
+    """Wait until ``check`` returns something truthy; fail after ``within`` seconds."""
+    deadline = time.monotonic() + within
+    while True:
+        value = check()
+        if asyncio.iscoroutine(value):
+            value = await value
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            raise AssertionError(f"the condition did not come true in {within}s")
+        await asyncio.sleep(0.02)
+
+
+@pytest.fixture
+async def smtp() -> AsyncIterator[SmtpPeer]:
+    peer = SmtpPeer()
+    peer.start()
+    yield peer
+    peer.stop()
+
+
+@pytest.fixture
+async def bot_api() -> AsyncIterator[BotApiPeer]:
+    peer = BotApiPeer()
+    await peer.start()
+    yield peer
+    await peer.stop()
+
+
+@dataclass
+class Person:
+    user: User
+    workspace: Workspace
+    token: str
+
+    @property
+    def headers(self) -> dict[str, str]:
+        return {"Authorization": f"Bearer {self.token}"}
+
+
+@dataclass
+class Hub:
+    app: Quart
+    client: TestClientProtocol
+    runtime: ChannelRuntime
+    agent: Agent
+    owner: Person
+
+    async def person(self, name: str) -> Person:
+        user, workspace = await create_user(f"{name}@example.com", "correct horse", name)
+        _, token = await create_api_token(user, "test")
+        return Person(user, workspace, token)
+
+    async def ask(self, person: Person | None = None, **card: Any) -> str:
+        """The agent takes a new task in ``person``'s workspace and asks them ``card``."""
+        person = person or self.owner
+        agent = self.agent
+        if agent.workspace_id != person.workspace.id:
+            agent = await make_agent(person.workspace)
+        task_id, interaction_id = new_id("task"), new_id("interaction")
+        ws = person.workspace.id
+        await append_event(
+            ws,
+            "task.created",
+            {"taskId": task_id, "title": "Ship the release", "targetAgentId": agent.id},
+            actor=f"user:{person.user.id}",
+        )
+        await append_event(ws, "task.accepted", {"taskId": task_id}, actor=f"agent:{agent.id}")
+        card = {"id": interaction_id, "type": "approval", "title": "Run the migration?", **card}
+        await append_event(
+            ws,
+            "interaction.requested",
+            {"interaction": card},
+            actor=f"agent:{agent.id}",
+            task_id=task_id,
+        )
+        return interaction_id
+
+    async def link_telegram(self, person: Person, bot_api: BotApiPeer, telegram_id: int) -> None:
+        token, _ = await create_link_token(person.user.id, "telegram")
+        bot_api.send_text(telegram_id, f"/start {token}")
+        await eventually(
+            lambda: any("Linked" in m.text or "已关联" in m.text for m in bot_api.chat(telegram_id))
+        )
+
+
+async def make_agent(workspace: Workspace) -> Agent:
+    return await Agent.create(
+        id=new_id("agent"),
+        workspace=workspace,
+        name="deploy-bot",
+        status=AgentStatus.ONLINE,
+        runtime="test",
+    )
+
+
+def hub_settings(database_url: str, data_dir: Path, **overrides: Any) -> Any:
+    return load_settings(
+        database_url=database_url,
+        data_dir=data_dir,
+        secret_key="channel-tests-secret-key-" + "x" * 32,
+        public_url=PUBLIC_URL,
+        **overrides,
+    )
+
+
+@pytest.fixture
+def make_hub(
+    database_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> Callable[..., Any]:
+    monkeypatch.setattr(TelegramChannel, "poll_timeout_s", 1)
+
+    def build(**overrides: Any) -> Any:
+        return _running_hub(hub_settings(database_url, tmp_path / "data", **overrides))
+
+    return build
+
+
+class _running_hub:
+    def __init__(self, settings: Any) -> None:
+        self.settings = settings
+        self._context: Any = None
+
+    async def __aenter__(self) -> Hub:
+        app = create_app(self.settings)
+        runtime = runtime_of(app)
+        runtime.worker.retry = FAST_RETRY
+        runtime.worker.idle_poll_s = 0.2
+        self._context = app.test_app()
+        test_app = await self._context.__aenter__()
+        user, workspace = await create_user("owner@example.com", "correct horse", "Ada")
+        _, token = await create_api_token(user, "test")
+        agent = await make_agent(workspace)
+        return Hub(app, test_app.test_client(), runtime, agent, Person(user, workspace, token))
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self._context.__aexit__(*exc)
