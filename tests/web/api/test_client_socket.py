@@ -120,3 +120,21 @@ async def test_a_slow_client_still_gets_every_event_once(app: Quart, sign_up) ->
             assert got == list(range(1, 31))
     finally:
         DEFAULT_BUS.queue_size = size
+
+
+async def test_streaming_text_from_the_gateway_is_forwarded_live(app: Quart, sign_up) -> None:  # type: ignore[no-untyped-def]
+    from hub.protocol.lap import Envelope, MessageDelta
+    from plugins.lap_gateway.uplink import publish_delta
+    from tests.core.scenario import make_agent
+
+    me: Person = await sign_up()
+    agent = await make_agent(await Workspace.get(id=me.workspace_id))
+    async with me.client.websocket(path(me), headers=me.headers) as socket:
+        await receive(socket)
+        envelope = Envelope(id="evt_delta_1", type="message.delta")
+        publish_delta(agent, envelope, MessageDelta(message_id="msg_1", delta="Hel"))
+        await note(me, 1)
+        delta, logged = await receive(socket), await receive(socket)
+        assert delta["type"] == "message.delta" and delta["payload"]["delta"] == "Hel"
+        assert delta["sequence"] == 0 and delta["actor"] == f"agent:{agent.id}"
+        assert logged["sequence"] == 1
