@@ -149,3 +149,33 @@ async def test_another_workspaces_ids_are_not_found_in_mine(
     assert (await response.get_json())["error"]["code"].endswith("_not_found")
     assert await last_sequence(owner.workspace_id) == before_theirs
     assert await last_sequence(me.workspace_id) == before_mine
+
+
+async def test_a_viewer_may_look_but_not_act(app: Quart, sign_up) -> None:  # type: ignore[no-untyped-def]
+    from hub.core.ids import new_id as make_id
+    from hub.core.models import Membership, Role
+
+    owner: Person = await sign_up("owner")
+    viewer: Person = await sign_up("viewer")
+    ids = await objects_of(owner.workspace_id)
+    await Membership.create(
+        id=make_id("membership"),
+        workspace_id=owner.workspace_id,
+        user_id=viewer.user_id,
+        role=Role.VIEWER,
+    )
+    before = await last_sequence(owner.workspace_id)
+    for method, path, body in WORKSPACE_ROUTES:
+        response = await call(
+            app,
+            method,
+            owner.url(filled(path, ids)),
+            filled(body, ids),
+            viewer.headers,  # type: ignore[arg-type]
+        )
+        if method == "GET":
+            assert response.status_code == 200, path
+        else:
+            assert response.status_code == 403, path
+            assert (await response.get_json())["error"]["code"] == "read_only_member"
+    assert await last_sequence(owner.workspace_id) == before
