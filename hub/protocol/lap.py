@@ -76,6 +76,7 @@ class MessageCreate(WireModel):
     blocks: list[dict[str, Any]] | None = Field(None, max_length=100)
     message_id: ObjectId | None = None
     conversation_id: ObjectId | None = None
+    task_id: ObjectId | None = None  # the task the message reports on, if any
     attachments: list[Attachment] = Field(default_factory=list, max_length=50)
 
 
@@ -111,6 +112,7 @@ class TaskChildCreated(WireModel):
 
 class InteractionRequested(WireModel):
     interaction: InteractionCard
+    task_id: ObjectId | None = None  # or the envelope's taskId
 
 
 class ArtifactCreated(WireModel):
