@@ -61,7 +61,7 @@ def card(kind: str, text: str) -> dict[str, Any]:
             "options": [
                 {"id": "eu", "label": "Europe", "recommended": True},
                 {"id": "us", "label": "United States"},
-                {"id": "ap", "label": f"Asia {text}"},
+                {"id": "ap", "label": f"Asia {text}"[:200]},
             ],
         }
     if kind == "multi":
