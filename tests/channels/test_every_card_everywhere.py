@@ -1,0 +1,155 @@
+"""Each card type answered from each surface, validated, and read-only everywhere after."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from hub.core.models import Interaction, InteractionStatus
+from tests.channels.answering import (
+    api_respond,
+    mail_for,
+    mail_links,
+    press,
+    reply,
+    telegram_card,
+)
+from tests.channels.conftest import Hub, eventually
+from tests.channels.peers import BotApiPeer, SmtpPeer
+
+ADA = 4242
+
+CARDS: dict[str, dict[str, Any]] = {
+    "approval": {"type": "approval", "title": "Run the migration?"},
+    "choice": {
+        "type": "choice",
+        "title": "Which region?",
+        "options": [{"id": "eu", "label": "Europe"}, {"id": "us", "label": "United States"}],
+    },
+    "multi": {
+        "type": "choice",
+        "title": "Which checks?",
+        "multiple": True,
+        "minSelections": 1,
+        "options": [
+            {"id": "lint", "label": "Lint"},
+            {"id": "unit", "label": "Unit tests"},
+            {"id": "e2e", "label": "End to end"},
+        ],
+    },
+    "input": {"type": "input", "title": "Contact address?", "input": {"format": "email"}},
+    "review": {"type": "review", "title": "Review the plan", "content": "1. Back up\n2. Migrate"},
+}
+
+EXPECTED: dict[str, dict[str, Any]] = {
+    "approval": {"optionId": "approve"},
+    "choice": {"optionId": "us"},
+    "multi": {"optionIds": ["lint", "e2e"]},
+    "input": {"text": "ops@example.com"},
+    "review": {"optionId": "request_changes", "comment": "Add a rollback step"},
+}
+
+
+async def answer_on_web(hub: Hub, kind: str, interaction_id: str) -> None:
+    wrong = {"optionId": "nope"} if kind != "input" else {"text": "not an address"}
+    if kind == "multi":
+        wrong = {"optionIds": []}
+    refused = await api_respond(hub, hub.owner, interaction_id, wrong)
+    assert refused.status_code == 422
+    done = await api_respond(hub, hub.owner, interaction_id, EXPECTED[kind])
+    assert done.status_code == 200, await done.get_data(as_text=True)
+
+
+async def answer_by_email(hub: Hub, smtp: SmtpPeer, kind: str, title: str) -> None:
+    links = mail_links(await mail_for(smtp, hub.owner, title))
+    if kind == "approval":
+        response = await hub.client.post(links["Approve"], form={})
+    elif kind == "choice":
+        response = await hub.client.post(links["United States"], form={})
+    elif kind == "multi":
+        refused = await hub.client.post(links["Answer"], form={})
+        assert refused.status_code == 422
+        response = await hub.client.post(
+            links["Answer"],
+            data="optionIds=e2e&optionIds=lint",
+            headers={"Content-Type": "application/x-www-form-urlencoded"},
+        )
+    elif kind == "input":
+        refused = await hub.client.post(links["Answer"], form={"text": "not an address"})
+        assert refused.status_code == 422
+        assert "email address" in await refused.get_data(as_text=True)
+        response = await hub.client.post(links["Answer"], form={"text": "ops@example.com"})
+    else:
+        response = await hub.client.post(
+            links["Request changes"], form={"comment": "Add a rollback step"}
+        )
+    assert response.status_code == 200, await response.get_data(as_text=True)
+
+
+async def answer_on_telegram(bot_api: BotApiPeer, kind: str, title: str) -> None:
+    card = await telegram_card(bot_api, ADA, title)
+    if kind == "approval":
+        await press(bot_api, ADA, card, "Approve")
+    elif kind == "choice":
+        await press(bot_api, ADA, card, "United States")
+    elif kind == "multi":
+        refused = await press(bot_api, ADA, card, "Submit")
+        assert refused.get("show_alert") is True  # nothing ticked: told why, nothing decided
+        await press(bot_api, ADA, card, "Lint")
+        await press(bot_api, ADA, card, "End to end")
+        await press(bot_api, ADA, card, "Submit (2)")
+    elif kind == "input":
+        retry = await reply(bot_api, ADA, card.message_id, "not an address")
+        assert "doesn't fit" in retry.text
+        await reply(bot_api, ADA, retry.message_id, "ops@example.com")
+    else:
+        await press(bot_api, ADA, card, "Request changes")
+        prompt = bot_api.chat(ADA)[-1]
+        assert "what should change" in prompt.text
+        await reply(bot_api, ADA, prompt.message_id, "Add a rollback step")
+
+
+@pytest.mark.parametrize("surface", ["web", "email", "telegram"])
+@pytest.mark.parametrize("kind", list(CARDS))
+async def test_card_answered_then_read_only_everywhere(
+    make_hub, smtp: SmtpPeer, bot_api: BotApiPeer, kind: str, surface: str
+) -> None:
+    settings = {
+        "smtp_url": smtp.url,
+        "telegram_bot_token": bot_api.token,
+        "telegram_api_url": bot_api.url,
+    }
+    async with make_hub(**settings) as hub:
+        await hub.link_telegram(hub.owner, bot_api, ADA)
+        card = CARDS[kind]
+        interaction_id = await hub.ask(**card)
+        mail = await mail_for(smtp, hub.owner, card["title"])
+        message = await telegram_card(bot_api, ADA, card["title"])
+
+        if surface == "web":
+            await answer_on_web(hub, kind, interaction_id)
+        elif surface == "email":
+            await answer_by_email(hub, smtp, kind, card["title"])
+        else:
+            await answer_on_telegram(bot_api, kind, card["title"])
+
+        interaction = await Interaction.get(id=interaction_id)
+        assert interaction.status == InteractionStatus.RESOLVED
+        assert interaction.response == EXPECTED[kind]
+        assert interaction.responded_via == {"web": "api"}.get(surface, surface)
+
+        # Read-only everywhere: Telegram's copy edited to the outcome, without buttons...
+        via = {"web": "the API", "email": "email", "telegram": "Telegram"}[surface]
+        await eventually(lambda: f"by Ada via {via}" in message.text)
+        assert message.buttons() == []
+        # ...every email link shows the outcome and decides nothing...
+        for link in mail_links(mail).values():
+            page = await hub.client.get(link)
+            assert f"by Ada via {via}" in await page.get_data(as_text=True)
+            late = await hub.client.post(link, form={"text": "x@example.com"})
+            assert late.status_code == 409
+        # ...and the API says who decided.
+        late = await api_respond(hub, hub.owner, interaction_id, EXPECTED[kind])
+        assert late.status_code == 409
+        assert (await late.get_json())["error"]["details"]["via"] == interaction.responded_via
