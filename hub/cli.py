@@ -70,7 +70,38 @@ def build_parser() -> argparse.ArgumentParser:
     pair = sub.add_parser("pair", help="print a one-time pairing code for an agent")
     pair.add_argument("--workspace", required=True, help="workspace id (ws_…)")
     pair.set_defaults(command="pair")
+
+    agent = sub.add_parser("agent", help="run an agent adapter").add_subparsers(
+        dest="action", required=True
+    )
+    demo = agent.add_parser("demo", help="the simulated agent (spec §12.3)")
+    _agent_connection_arguments(demo)
+    demo.add_argument(
+        "--pause", type=float, default=1.0, help="seconds between simulated steps (default 1)"
+    )
+    demo.set_defaults(command="agent demo")
+    run = agent.add_parser(
+        "exec", help="run a command only after a person approves it: exec ... -- COMMAND..."
+    )
+    _agent_connection_arguments(run)
+    run.add_argument("argv", nargs=argparse.REMAINDER, metavar="-- COMMAND...")
+    run.set_defaults(command="agent exec")
     return parser
+
+
+def _agent_connection_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--hub", required=True, help="the hub's address, e.g. http://127.0.0.1:8000"
+    )
+    way_in = parser.add_mutually_exclusive_group()
+    way_in.add_argument("--pair", metavar="CODE", help="one-time pairing code (first run only)")
+    way_in.add_argument("--token", metavar="T", help="the agent credential, if you have one")
+    parser.add_argument("--name", help="the name the agent proposes when pairing")
+    parser.add_argument(
+        "--state-dir",
+        help="where the credential and position are kept (default ~/.config/lineup, "
+        "or LINEUP_AGENT_HOME)",
+    )
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -186,6 +217,88 @@ async def _pair(args: argparse.Namespace, settings: Settings) -> int:
         f"  lineup agent demo --hub {settings.resolved_public_url} --pair {code}", file=sys.stderr
     )
     return 0
+
+
+def _sdk_agent(args: argparse.Namespace, profile: str, default_name: str) -> Any:
+    from hub.sdk import Agent
+
+    return Agent(
+        args.hub,
+        credential=args.token,
+        pairing_code=args.pair,
+        name=args.name or default_name,
+        profile=profile,
+        state_dir=args.state_dir,
+    )
+
+
+def _print_sdk_error(error: BaseException) -> int:
+    from hub.sdk import HubError as SdkHubError
+
+    if isinstance(error, SdkHubError):
+        print(f"error [{error.code}]: {error.message}\n  next: {error.hint}", file=sys.stderr)
+    else:
+        print(f"error: {error}", file=sys.stderr)
+    return 2
+
+
+@command("agent demo")
+async def _agent_demo(args: argparse.Namespace, settings: Settings) -> int:
+    import socket
+
+    from hub.sdk import SdkError
+    from hub.sdk.adapters import demo
+
+    agent = _sdk_agent(args, "demo", f"Demo agent on {socket.gethostname()}")
+    demo.install(agent, pause_s=args.pause, say=lambda line: print(line, flush=True))
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(signum, stop.set)
+    try:
+        await agent.start()
+    except SdkError as error:
+        return _print_sdk_error(error)
+    print(f"connected to {agent.hub} as agent {agent.agent_id}; waiting for tasks", flush=True)
+    running = asyncio.create_task(agent.run())
+    stopping = asyncio.create_task(stop.wait())
+    await asyncio.wait({running, stopping}, return_when=asyncio.FIRST_COMPLETED)
+    stopping.cancel()
+    await agent.close()
+    failure = running.exception() if running.done() and not running.cancelled() else None
+    return _print_sdk_error(failure) if failure is not None else 0
+
+
+@command("agent exec")
+async def _agent_exec(args: argparse.Namespace, settings: Settings) -> int:
+    import os
+    import socket
+    from pathlib import Path
+
+    from hub.sdk import SdkError
+    from hub.sdk.adapters.exec_command import run_after_approval
+
+    argv = list(args.argv)
+    if argv[:1] == ["--"]:
+        argv = argv[1:]
+    if not argv:
+        print("error: nothing to run; put the command after --", file=sys.stderr)
+        return 2
+    agent = _sdk_agent(args, "exec", f"Command runner on {socket.gethostname()}")
+    try:
+        await agent.start()
+        return await run_after_approval(
+            agent,
+            argv,
+            cwd=Path.cwd(),
+            environ=dict(os.environ),
+            log_dir=agent.store.path.parent / "logs",
+            say=lambda line: print(line, flush=True),
+        )
+    except SdkError as error:
+        return _print_sdk_error(error)
+    finally:
+        await agent.close()
 
 
 if __name__ == "__main__":

@@ -9,10 +9,10 @@ background task of the notebook's own event loop.
 Downlink events are taken in sequence order, each once. The SDK absorbs two kinds itself
 as soon as they arrive, so a handler waiting for them is never stuck behind another:
 ``interaction.resolved`` (the answer is stored, then given to whoever waits for it) and
-``task.cancel_requested`` (the task's handler is told; with no handler running, the SDK
-confirms ``cancelled`` itself). Then, in order: ``task.assigned`` starts the ``on_task``
-handler in a task of its own (several tasks run side by side), and every other event is
-given to its ``on(type)`` handlers one after another.
+``task.cancel_requested`` (the task's handler is told; with no handler running for that
+task, the SDK confirms ``cancelled`` itself). Then, in order: ``task.assigned`` starts the
+``on_task`` handler in a task of its own (several tasks run side by side), and every other
+event is given to its ``on(type)`` handlers one after another.
 """
 
 from __future__ import annotations
@@ -631,7 +631,7 @@ class Agent:
             if running is not None and event.sequence is not None:
                 running.sequences.append(event.sequence)
                 finish_now = False
-            elif running is None and not self._handlers.get(event.type):
+            elif running is None:
                 await self._confirm_cancelled(task_id)
         for handler in list(self._handlers.get(event.type, ())):
             try:

@@ -101,7 +101,9 @@ class Connection:
                     raise
                 continue  # the session has another way in: try it at once
             except (OSError, TimeoutError, InvalidHandshake, ConnectionClosed, _Retry) as error:
-                logger.info("connection to %s lost: %s", self.url, error or type(error).__name__)
+                logger.info(
+                    "no connection to %s: %s (retrying)", self.url, error or type(error).__name__
+                )
             finally:
                 self._socket = None
                 self.session.disconnected()
