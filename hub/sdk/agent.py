@@ -310,8 +310,6 @@ class Agent:
             "conversationId": conversation_id,
             "content": content,
         }
-        if task_id:
-            payload["taskId"] = task_id
         if attachments:
             payload["attachments"] = attachments
         await self.send("message.create", payload, task_id=task_id, conversation_id=conversation_id)
@@ -429,12 +427,9 @@ class Agent:
             known = self.state.resolutions.get(interaction_id)
             if known is not None:
                 return Resolution.from_payload(known)
-            payload: dict[str, Any] = {"interaction": card.wire()}
-            if task_id:
-                payload["taskId"] = task_id
             await self._send(
                 "interaction.requested",
-                payload,
+                {"interaction": card.wire()},
                 envelope_id=envelope_id,
                 task_id=task_id,
                 conversation_id=conversation_id,

@@ -27,8 +27,10 @@ from hub.sdk.ids import new_id
 
 logger = logging.getLogger(__name__)
 
-# Close codes and HTTP statuses meaning "this identity is not welcome" (see hub.core.errors).
-AUTH_CLOSE_CODES = frozenset({4401, 4403})
+# Close codes and HTTP statuses after which reconnecting cannot help (see hub.core.errors):
+# the identity is not welcome, or another adapter now holds this agent's connection (4409,
+# ``connection_replaced``: two processes with one credential would take turns forever).
+AUTH_CLOSE_CODES = frozenset({4401, 4403, 4409})
 AUTH_HTTP_STATUSES = frozenset({401, 403})
 # Errors on the hello that are worth retrying; any other means the hello itself is wrong.
 RETRYABLE_HELLO_ERRORS = frozenset({"unavailable", "internal_error"})
@@ -258,7 +260,7 @@ def _refusal_from_reason(close_code: int, reason: str) -> AuthenticationFailed:
         return AuthenticationFailed(
             str(data["code"]), str(data.get("message") or reason), str(data.get("hint") or "")
         )
-    code = "revoked" if close_code == 4403 else "unauthorized"
+    code = {4403: "forbidden", 4409: "connection_replaced"}.get(close_code, "unauthorized")
     return AuthenticationFailed(
         code,
         reason or f"The hub closed the connection (code {close_code}).",

@@ -167,7 +167,7 @@ class Task:
         """A message in the task's conversation; returns its id."""
         key = self._next_step()
         message_id = derived_id("msg", key)
-        payload: dict[str, Any] = {"messageId": message_id, "content": content, "taskId": self.id}
+        payload: dict[str, Any] = {"messageId": message_id, "content": content}
         if self.conversation_id:
             payload["conversationId"] = self.conversation_id
         if attachments:
@@ -292,11 +292,7 @@ class MessageStream:
     ) -> None:
         if kind is not None:
             return  # the writer failed: store nothing rather than half a thought
-        payload: dict[str, Any] = {
-            "messageId": self.message_id,
-            "content": self.text,
-            "taskId": self.task.id,
-        }
+        payload: dict[str, Any] = {"messageId": self.message_id, "content": self.text}
         if self.task.conversation_id:
             payload["conversationId"] = self.task.conversation_id
         await self.task.agent._send(

@@ -1,0 +1,92 @@
+"""A real hub process for the SDK's end-to-end tests, and a person's hands on it.
+
+The hub runs as ``lineup serve`` in its own process on a fresh database. The test process
+opens the same database to create the person, their token and pairing codes through the
+core's services, and drives everything a person does through the JSON API over HTTP.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+from hub.core.accounts import create_api_token, create_user
+from hub.core.pairing import create_pairing_code
+from hub.testing import HubProcess
+
+HEARTBEAT_INTERVAL_S = 0.5
+
+
+@dataclass
+class LiveHub:
+    process: HubProcess
+    workspace_id: str
+    user_id: str
+    http: httpx.AsyncClient
+
+    @property
+    def url(self) -> str:
+        return self.process.url
+
+    @property
+    def secret_key(self) -> str:
+        return self.process.env["LINEUP_SECRET_KEY"]
+
+    async def pairing_code(self) -> str:
+        code, _ = await create_pairing_code(
+            self.workspace_id, secret_key=self.secret_key, ttl_s=600
+        )
+        return code
+
+    async def api(self, method: str, path: str, body: dict[str, Any] | None = None) -> Any:
+        response = await self.http.request(
+            method, f"/api/v1/workspaces/{self.workspace_id}{path}", json=body
+        )
+        if response.status_code >= 400:
+            raise AssertionError(f"{method} {path} → {response.status_code}: {response.text}")
+        return response.json()
+
+    async def confirm(self, agent_id: str, name: str = "agent") -> None:
+        await self.api("POST", f"/agents/{agent_id}/confirm", {"name": name})
+
+    async def conversation(self, agent_id: str, title: str = "Site rebuild") -> str:
+        created = await self.api("POST", "/conversations", {"title": title, "agentIds": [agent_id]})
+        return str(created["id"])
+
+    async def task(self, agent_id: str, title: str, conversation_id: str | None = None) -> str:
+        body: dict[str, Any] = {"title": title, "description": "", "targetAgentId": agent_id}
+        if conversation_id:
+            body["conversationId"] = conversation_id
+        return str((await self.api("POST", "/tasks", body))["id"])
+
+    async def respond(self, interaction_id: str, option_id: str, comment: str | None = None) -> Any:
+        body: dict[str, Any] = {"optionId": option_id}
+        if comment:
+            body["comment"] = comment
+        return await self.api("POST", f"/interactions/{interaction_id}/respond", body)
+
+
+@contextlib.asynccontextmanager
+async def live_hub(database_url: str, data_dir: Path, **env: str) -> AsyncIterator[LiveHub]:
+    """A hub process on ``database_url`` (opened in this process too) with one person."""
+    user, workspace = await create_user("owner@example.com", "correct horse", "Owner")
+    _, token = await create_api_token(user, "tests")
+    settings = {
+        "LINEUP_HEARTBEAT_INTERVAL_S": str(HEARTBEAT_INTERVAL_S),
+        "LINEUP_LOG_LEVEL": "INFO",
+        **env,
+    }
+    process = HubProcess(database_url, data_dir, **settings)
+    process.start()
+    try:
+        async with httpx.AsyncClient(
+            base_url=process.url, headers={"Authorization": f"Bearer {token}"}, timeout=30
+        ) as http:
+            yield LiveHub(process, workspace.id, user.id, http)
+    finally:
+        process.stop()

@@ -1,0 +1,87 @@
+"""The SDK against a real hub process, over real sockets, driven through the JSON API."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from hub.core.models import Event, Interaction, InteractionStatus, Task
+from hub.sdk import Agent, AuthenticationFailed, Backoff
+from hub.sdk.adapters import demo
+from tests.sdk.live import LiveHub, live_hub
+
+
+@pytest.fixture
+async def hub(db: str, tmp_path: Path) -> AsyncIterator[LiveHub]:
+    async with live_hub(db, tmp_path / "hub") as running:
+        yield running
+
+
+def sdk_agent(hub: LiveHub, state_dir: Path, **options: Any) -> Agent:
+    return Agent(
+        hub.url, state_dir=state_dir, backoff=Backoff(initial_s=0.05, maximum_s=0.5), **options
+    )
+
+
+async def events_of(workspace_id: str, **filters: Any) -> list[Event]:
+    return await Event.filter(workspace_id=workspace_id, **filters).order_by("sequence")
+
+
+async def test_an_sdk_agent_pairs_works_a_task_and_its_decision_arrives_once(
+    hub: LiveHub, tmp_path: Path
+) -> None:
+    agent = sdk_agent(hub, tmp_path / "agent", pairing_code=await hub.pairing_code(), name="Demo")
+    demo.install(agent, pause_s=0, say=lambda line: None)
+    async with agent:
+        assert agent.agent_id and agent.workspace_id == hub.workspace_id
+        await hub.confirm(agent.agent_id, "Demo")
+        conversation = await hub.conversation(agent.agent_id)
+        task_id = await hub.task(agent.agent_id, "Tidy the dependencies", conversation)
+        pending = await _pending_interaction(task_id)
+        assert pending.payload["risk"] == "high"
+        await hub.respond(pending.id, "approve")
+        await _task_status(task_id, "succeeded")
+    timeline = [e.type for e in await events_of(hub.workspace_id, task_id=task_id)]
+    assert timeline.count("task.accepted") == 1
+    assert timeline.count("interaction.requested") == 1
+    assert timeline.count("interaction.resolved") == 1
+    detail = await hub.api("GET", f"/tasks/{task_id}")
+    assert len(detail["children"]) == 1 and len(detail["artifacts"]) == 1
+    messages = await hub.api("GET", f"/conversations/{conversation}/messages")
+    assert any("Done" in m["content"] for m in messages["messages"])
+
+
+async def test_a_refused_pairing_code_is_a_clear_error(hub: LiveHub, tmp_path: Path) -> None:
+    agent = sdk_agent(hub, tmp_path / "agent", pairing_code="AAAA-AAAA", name="x")
+    with pytest.raises(AuthenticationFailed) as refused:
+        await agent.start()
+    assert refused.value.code == "pairing_code_unknown" and refused.value.hint
+
+
+async def _pending_interaction(task_id: str) -> Interaction:
+    found: list[Interaction] = []
+
+    async def look() -> bool:
+        found[:] = await Interaction.filter(task_id=task_id, status=InteractionStatus.PENDING)
+        return bool(found)
+
+    await _until(look)
+    return found[0]
+
+
+async def _task_status(task_id: str, status: str) -> None:
+    async def look() -> bool:
+        task = await Task.get(id=task_id)
+        return bool(task.status == status)
+
+    await _until(look)
+
+
+async def _until(check: Any, within_s: float = 30.0) -> None:
+    async with asyncio.timeout(within_s):
+        while not await check():  # noqa: ASYNC110 - the state is in another process
+            await asyncio.sleep(0.05)
