@@ -248,7 +248,9 @@ class TelegramChannel(Channel):
             return text(language, "tg.card_gone"), True
         if not card.is_pending:
             await self._show_outcome(row, card, language)
-            return outcome_text(card, language) or "", False
+            if card.status == "resolved":
+                return self._already(card, language), True
+            return outcome_text(card, language) or "", True
         index = int(argument) if argument.isdigit() else -1
         if action in ("o", "c", "t") and not 0 <= index < len(card.options):
             return text(language, "tg.card_gone"), True

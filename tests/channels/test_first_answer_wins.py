@@ -1,0 +1,81 @@
+"""Web, email and Telegram answering the same card at once: one decision, two told who won."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+from collections import Counter
+from typing import Any
+
+from hub.core.models import Event, Interaction
+from tests.channels.answering import api_respond, mail_for, mail_links, telegram_card
+from tests.channels.conftest import eventually
+from tests.channels.peers import BotApiPeer, SentMessage, SmtpPeer
+
+ADA = 4242
+ROUNDS = 50
+
+
+async def test_fifty_three_way_races_each_end_with_one_decision(
+    make_hub, smtp: SmtpPeer, bot_api: BotApiPeer
+) -> None:
+    settings = {
+        "smtp_url": smtp.url,
+        "telegram_bot_token": bot_api.token,
+        "telegram_api_url": bot_api.url,
+    }
+    winners: Counter[str] = Counter()
+    async with make_hub(**settings) as hub:
+        await hub.link_telegram(hub.owner, bot_api, ADA)
+        for round_ in range(ROUNDS):
+            title = f"Deploy build {round_}?"
+            interaction_id = await hub.ask(title=title)
+            link = mail_links(await mail_for(smtp, hub.owner, title))["Approve"]
+            card = await telegram_card(bot_api, ADA, title)
+
+            data = card.button("Approve")["callback_data"]
+
+            async def by_telegram(data: str = data, card: SentMessage = card) -> str:
+                await asyncio.sleep(random.uniform(0, 0.03))
+                return bot_api.press(ADA, card, data)
+
+            async def by_web(interaction_id: str = interaction_id) -> Any:
+                await asyncio.sleep(random.uniform(0, 0.03))
+                return await api_respond(hub, hub.owner, interaction_id, {"optionId": "approve"})
+
+            async def by_email(link: str = link) -> Any:
+                await asyncio.sleep(random.uniform(0, 0.03))
+                return await hub.client.post(link, form={})
+
+            # Each surface starts within the same few milliseconds, in a random order.
+            query, web, email = await asyncio.gather(by_telegram(), by_web(), by_email())
+            telegram = await eventually(lambda q=query: bot_api.answers.get(q))
+
+            assert await _decisions(hub.owner.workspace.id, interaction_id) == 1
+            interaction = await Interaction.get(id=interaction_id)
+            winner = interaction.responded_via
+            winners[winner or "none"] += 1
+            told = f"Already decided by Ada via {_said(winner)}"
+            assert (web.status_code == 200) == (winner == "api")
+            if winner != "api":
+                assert web.status_code == 409
+                assert (await web.get_json())["error"]["details"]["via"] == winner
+            assert (email.status_code == 200) == (winner == "email")
+            if winner != "email":
+                assert email.status_code == 409
+                assert told in await email.get_data(as_text=True)
+            if winner != "telegram":
+                assert telegram["text"].startswith(told), telegram
+            else:
+                assert telegram["text"].startswith("Thank you")
+    assert sum(winners.values()) == ROUNDS
+    print(f"winners over {ROUNDS} rounds: {dict(winners)}")
+
+
+def _said(via: str | None) -> str:
+    return {"api": "the API", "email": "email", "telegram": "Telegram"}[via or ""]
+
+
+async def _decisions(workspace_id: str, interaction_id: str) -> int:
+    events = await Event.filter(workspace_id=workspace_id, type="interaction.resolved")
+    return sum(1 for e in events if e.payload.get("interactionId") == interaction_id)
