@@ -93,10 +93,10 @@ async def show(token: str) -> tuple[str, int]:
     except _Refused as refused:
         return await _problem(refused)
     language = recipient.language
-    if not card.is_pending:
-        return await render_template("channels/link_card.html", **_context(card, language)), 200
     if await UsedLink.filter(nonce=link.nonce).exists():
         return await _problem(_Refused("link_used", language, card))
+    if not card.is_pending:
+        return await render_template("channels/link_card.html", **_context(card, language)), 200
     return await _form(card, language, link), 200
 
 
@@ -119,6 +119,8 @@ async def decide(token: str) -> tuple[str, int]:
     except _Refused as refused:
         return await _problem(refused)
     language = recipient.language
+    if await UsedLink.filter(nonce=link.nonce).exists():
+        return await _problem(_Refused("link_used", language, card))
     if not card.is_pending:
         return await _already(card, language)
     form = await request.form

@@ -159,6 +159,8 @@ async def update_preferences(user_id: str, changes: dict[str, Any]) -> dict[str,
     if "timezone" in changes:
         settings.timezone = _checked_timezone(changes["timezone"])
     if "language" in changes:
+        # The web UI names Simplified Chinese zh_Hans (gettext style); both mean the same.
+        changes = {**changes, "language": str(changes["language"]).replace("_", "-")}
         if changes["language"] not in LANGUAGES:
             raise InvalidInput(
                 f"Language must be one of: {', '.join(LANGUAGES)}.", code="unknown_language"
