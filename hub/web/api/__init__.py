@@ -15,10 +15,12 @@ from hub.web import identity
 from hub.web.api import (
     agents,
     auth,
+    channel_links,
     conversations,
     events,
     inbox,
     interactions,
+    notification_preferences,
     tasks,
     workspaces,
 )
@@ -33,6 +35,8 @@ BLUEPRINTS = (
     interactions.blueprint,
     inbox.blueprint,
     events.blueprint,
+    notification_preferences.blueprint,
+    channel_links.blueprint,
 )
 
 

@@ -1,0 +1,65 @@
+"""The JSON API's notification preferences and Telegram linking."""
+
+from __future__ import annotations
+
+from tests.channels.conftest import eventually
+from tests.channels.peers import BotApiPeer, SmtpPeer
+
+ADA = 4242
+
+
+async def test_preferences_read_and_change(make_hub, smtp: SmtpPeer) -> None:
+    async with make_hub(smtp_url=smtp.url) as hub:
+        url = "/api/v1/me/notification-preferences"
+        first = await (await hub.client.get(url, headers=hub.owner.headers)).get_json()
+        assert first["surfaces"]["email"] == {"waiting": True, "failed": True}
+        assert first["quietHours"] is None
+        changed = await hub.client.put(
+            url,
+            json={
+                "surfaces": {"email": {"waiting": False}},
+                "quietHours": {"start": "22:00", "end": "07:00"},
+                "timezone": "Asia/Shanghai",
+                "language": "zh_Hans",
+            },
+            headers=hub.owner.headers,
+        )
+        body = await changed.get_json()
+        assert changed.status_code == 200, body
+        assert body["surfaces"]["email"] == {"waiting": False, "failed": True}
+        assert body["quietHours"] == {"start": "22:00", "end": "07:00"}
+        assert (body["timezone"], body["language"]) == ("Asia/Shanghai", "zh-Hans")
+        wrong = await hub.client.put(
+            url, json={"surfaces": {"pager": {"waiting": True}}}, headers=hub.owner.headers
+        )
+        assert wrong.status_code == 422
+        assert (await wrong.get_json())["error"]["code"] == "unknown_surface"
+        assert (await hub.client.get(url)).status_code == 401
+
+
+async def test_a_deep_link_links_the_telegram_sender(make_hub, bot_api: BotApiPeer) -> None:
+    async with make_hub(telegram_bot_token=bot_api.token, telegram_api_url=bot_api.url) as hub:
+        answer = await hub.client.post(
+            "/api/v1/me/channels/telegram/link", headers=hub.owner.headers
+        )
+        assert answer.status_code == 201
+        link = await answer.get_json()
+        assert link["url"] == f"https://t.me/lineup_test_bot?start={link['token']}"
+        bot_api.send_text(ADA, f"/start {link['token']}")
+        await eventually(lambda: any("Linked" in m.text for m in bot_api.chat(ADA)))
+        linked = await (
+            await hub.client.get("/api/v1/me/channels", headers=hub.owner.headers)
+        ).get_json()
+        assert [c["surface"] for c in linked["channels"]] == ["telegram"]
+        # The token works once.
+        bot_api.send_text(ADA + 1, f"/start {link['token']}")
+        await eventually(lambda: any("invalid or expired" in m.text for m in bot_api.chat(ADA + 1)))
+
+
+async def test_telegram_link_without_a_bot_says_how_to_set_it_up(make_hub) -> None:
+    async with make_hub() as hub:
+        answer = await hub.client.post(
+            "/api/v1/me/channels/telegram/link", headers=hub.owner.headers
+        )
+        assert answer.status_code == 409
+        assert "LINEUP_TELEGRAM_BOT_TOKEN" in (await answer.get_json())["error"]["hint"]
