@@ -15,7 +15,9 @@ hub's own origin) and only for members of the workspace. Frames are JSON text:
   sequence and are never replayed;
 * ``error`` ``{code, message, hint}`` before the socket closes when it is refused.
 
-Anything the client sends is read and ignored, so it cannot pile up in memory.
+The client may also send the user-side frames of spec §10.1 (``message.create``,
+``task.create``, ``interaction.respond``, ``task.cancel_requested``); each is answered with
+``ack`` or ``error`` on this socket — see ``hub.web.client_commands``.
 """
 
 from __future__ import annotations
@@ -29,20 +31,14 @@ from quart import Blueprint, Quart, websocket
 
 from hub.core.accounts import require_membership
 from hub.core.errors import HubError, InvalidInput
-from hub.core.events import PROTOCOL_VERSION
 from hub.core.feed import WorkspaceFeed
-from hub.core.models import Workspace
-from hub.web.identity import current_caller
+from hub.core.models import Membership, Workspace
+from hub.web.client_commands import frame, handle_frame
+from hub.web.identity import Caller, current_caller
 
 blueprint = Blueprint("client_socket", __name__)
 
 PATH = "/ws/client"
-
-
-def frame(type: str, workspace_id: str, payload: dict[str, Any]) -> str:
-    return _dumps(
-        {"type": type, "version": PROTOCOL_VERSION, "workspaceId": workspace_id, "payload": payload}
-    )
 
 
 def _dumps(value: dict[str, Any]) -> str:
@@ -65,7 +61,7 @@ async def client_socket() -> None:
     workspace_id = websocket.args.get("workspace", "")
     try:
         caller = await current_caller()
-        await require_membership(caller.user, workspace_id)
+        membership = await require_membership(caller.user, workspace_id)
         after = _sequence(websocket.args.get("after"))
         workspace = await Workspace.get(id=workspace_id)
     except HubError as error:
@@ -97,20 +93,22 @@ async def client_socket() -> None:
             )
         )
         after = last
-    drain = asyncio.create_task(_ignore_incoming())
+    commands = asyncio.create_task(_answer_commands(caller, membership))
     try:
         async with WorkspaceFeed(workspace.id, after) as feed:
             async for event in feed:
                 await websocket.send(_dumps(event.envelope))
     finally:
-        drain.cancel()
+        commands.cancel()
         with contextlib.suppress(asyncio.CancelledError):
-            await drain
+            await commands
 
 
-async def _ignore_incoming() -> None:
+async def _answer_commands(caller: Caller, membership: Membership) -> None:
+    """Answer the client's frames one at a time, in the order sent (see client_commands)."""
     while True:
-        await websocket.receive()
+        raw = await websocket.receive()
+        await websocket.send(await handle_frame(raw, caller, membership))
 
 
 def init_app(app: Quart) -> None:

@@ -95,7 +95,7 @@ def json_body(model: type[BaseModel], *, optional: bool = False) -> Callable[[Vi
                     raise MalformedBody("The body must be a JSON object.")
             return await view(*args, body=validated(model, data), **kwargs)
 
-        return document_request(model)(wrapper)  # type: ignore[no-any-return]
+        return document_request(model)(wrapper)
 
     return decorate
 
@@ -109,7 +109,7 @@ def query_args(model: type[BaseModel]) -> Callable[[View], View]:
             data = {key: request.args.get(key) for key in request.args}
             return await view(*args, query=validated(model, data, "query string"), **kwargs)
 
-        return document_querystring(model)(wrapper)  # type: ignore[no-any-return]
+        return document_querystring(model)(wrapper)
 
     return decorate
 
