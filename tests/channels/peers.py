@@ -247,23 +247,8 @@ class BotApiPeer:
     # --- running --------------------------------------------------------------------------
 
     async def start(self) -> None:
-        config = Config()
-        config.bind = [f"127.0.0.1:{self.port}"]
-        config.graceful_timeout = 0.5
-        config.accesslog = None
         self._shutdown = asyncio.Event()
-        self._server = asyncio.create_task(
-            serve(self.app, config, shutdown_trigger=self._shutdown.wait)  # type: ignore[arg-type]
-        )
-        for _ in range(500):
-            try:
-                _, writer = await asyncio.open_connection("127.0.0.1", self.port)
-                writer.close()
-                await writer.wait_closed()
-                return
-            except OSError:
-                await asyncio.sleep(0.01)
-        raise RuntimeError("the Bot API peer did not start")
+        self._server = await serve_on_loopback(self.app, self.port, self._shutdown)
 
     async def stop(self) -> None:
         if self._shutdown is not None and self._server is not None:
@@ -272,6 +257,24 @@ class BotApiPeer:
             with contextlib.suppress(asyncio.CancelledError):
                 await self._server
             self._server = None
+
+
+async def serve_on_loopback(app: Quart, port: int, shutdown: asyncio.Event) -> asyncio.Task[None]:
+    """Serve ``app`` with hypercorn on 127.0.0.1:``port`` until ``shutdown`` is set."""
+    config = Config()
+    config.bind = [f"127.0.0.1:{port}"]
+    config.graceful_timeout = 0.5
+    config.accesslog = None
+    server = asyncio.create_task(serve(app, config, shutdown_trigger=shutdown.wait))  # type: ignore[arg-type]
+    for _ in range(500):
+        try:
+            _, writer = await asyncio.open_connection("127.0.0.1", port)
+            writer.close()
+            await writer.wait_closed()
+            return server
+        except OSError:
+            await asyncio.sleep(0.01)
+    raise RuntimeError(f"nothing answered on port {port}")
 
 
 class _Refuse(Exception):
