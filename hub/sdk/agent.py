@@ -143,6 +143,7 @@ class Agent:
         self._closed = False
         self._run_task: asyncio.Task[None] | None = None
         self._dispatch_task: asyncio.Task[None] | None = None
+        self._resend_task: asyncio.Task[None] | None = None
         self._task_runners: set[asyncio.Task[None]] = set()
 
     # --- identity and status ------------------------------------------------------------
@@ -509,8 +510,14 @@ class Agent:
                 self.state.epoch,
             )
         self.heartbeat_interval_s = welcome.heartbeat_interval_s
-        # Resend what was never acknowledged, in its original order and with its original
-        # ids, before anything new: loop until nothing added meanwhile is left unsent.
+        self._persist()
+        # Resend beside the reader, not inside it: the hub answers each resend while it
+        # replays, and a reader stuck sending would stop reading those answers.
+        self._resend_task = asyncio.create_task(self._resend(connection), name="lineup-resend")
+
+    async def _resend(self, connection: Connection) -> None:
+        """Send what was never acknowledged, in its original order and with its original
+        ids, before anything new; loop until nothing added meanwhile is left unsent."""
         sent: set[str] = set()
         while True:
             unsent = [e for e in self._outbox.pending() if e["id"] not in sent]
@@ -520,11 +527,14 @@ class Agent:
                 if not await connection.send(envelope):
                     return  # lost again; the next welcome resends
                 sent.add(str(envelope["id"]))
-        self._ready.set()
-        self._persist()
+        if connection.is_open:
+            self._ready.set()
 
     def disconnected(self) -> None:
         self._ready.clear()
+        if self._resend_task is not None:
+            self._resend_task.cancel()
+            self._resend_task = None
 
     async def received(self, frame: dict[str, Any]) -> None:
         kind = str(frame.get("type") or "")
