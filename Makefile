@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 PYTEST_ARGS ?=
 
-.PHONY: run test lint test-sqlite test-postgres migrations clean
+.PHONY: run test lint test-sqlite test-postgres migrations clean chromium translations screenshots
 
 # Reinstall when pyproject.toml changes; otherwise the stamp keeps `make` quick.
 $(VENV)/.installed: pyproject.toml
@@ -19,7 +19,7 @@ run: $(VENV)/.installed
 	$(BIN)/lineup serve
 
 ## test: lint, then every test on SQLite and on a throwaway PostgreSQL
-test: $(VENV)/.installed lint test-sqlite test-postgres
+test: $(VENV)/.installed chromium lint test-sqlite test-postgres
 
 lint: $(VENV)/.installed
 	$(BIN)/ruff check hub plugins tests
@@ -31,6 +31,20 @@ test-sqlite: $(VENV)/.installed
 
 test-postgres: $(VENV)/.installed
 	PG_FSYNC=off scripts/with-postgres $(BIN)/pytest $(PYTEST_ARGS)
+
+## chromium: the browser the UI tests drive (Debian's package; Playwright's own download
+## needs the internet)
+chromium:
+	test -x /usr/bin/chromium || { apt-get update && apt-get install -y chromium; }
+
+## translations: re-extract the UI's strings, merge them into each catalogue, compile them
+translations: $(VENV)/.installed
+	$(BIN)/python hub/web/translations/update.py
+
+## screenshots: the inbox, a task with a pending card and the agents page at 1280, 800 and
+## 390 px, into docs/screenshots/
+screenshots: $(VENV)/.installed chromium
+	$(BIN)/python -m tests.e2e.browser.screenshots docs/screenshots
 
 ## migrations: write a new migration after changing hub/core/models.py (NAME=what_changed)
 migrations: $(VENV)/.installed

@@ -2,15 +2,19 @@
 
 from __future__ import annotations
 
+import base64
+import binascii
 import json
+import re
 from typing import Any
+from urllib.parse import unquote_to_bytes
 
-from quart import Blueprint, flash, redirect, render_template, request, url_for
+from quart import Blueprint, Response, flash, redirect, render_template, request, url_for
 
 from hub.core.agents import list_agents
-from hub.core.errors import HubError
+from hub.core.errors import HubError, NotFound
 from hub.core.interactions import list_interactions
-from hub.core.models import Agent
+from hub.core.models import Agent, Artifact
 from hub.core.task_states import TERMINAL_STATUSES
 from hub.core.tasks import list_tasks, request_cancel, task_detail
 from hub.core.views import task_view
@@ -37,6 +41,7 @@ async def task_panel(workspace_id: str, task_id: str) -> dict[str, Any]:
     detail["terminal"] = detail["status"] in TERMINAL
     for artifact in detail["artifacts"]:
         artifact["link"] = safe_url(artifact["url"])
+        artifact["embedded"] = artifact["url"].startswith("data:")
     detail["timeline"] = [_timeline_entry(event) for event in detail["timeline"]]
     return detail
 
@@ -108,3 +113,40 @@ async def cancel(workspace_id: str, task_id: str) -> Any:
     except HubError as error:
         await flash(f"{error.message} ({error.code})")
     return redirect(url_for("pages.tasks.show", workspace_id=frame.workspace.id, task_id=task_id))
+
+
+@blueprint.get("/w/<workspace_id>/artifacts/<artifact_id>/download")
+@login_required
+async def download_artifact(workspace_id: str, artifact_id: str) -> Any:
+    """An artifact an agent sent inline (a ``data:`` URL), as a download.
+
+    Never rendered by the browser as a page: a ``data:`` URL of agent content could be
+    HTML. It is sent as an attachment, typed plain text or bytes, with no sniffing.
+    """
+    user = await current_user()
+    assert user is not None
+    frame = await frame_for(user, workspace_id)
+    artifact = await Artifact.filter(id=artifact_id, workspace_id=frame.workspace.id).first()
+    if artifact is None or not artifact.url.startswith("data:"):
+        raise NotFound("This artifact has no inline content.", code="artifact_not_inline")
+    header, _sep, data = artifact.url[len("data:") :].partition(",")
+    try:
+        body = (
+            base64.b64decode(data, validate=False)
+            if header.endswith(";base64")
+            else (unquote_to_bytes(data))
+        )
+    except (binascii.Error, ValueError):
+        raise NotFound(
+            "This artifact's content cannot be read.", code="artifact_unreadable"
+        ) from None
+    textual = header.split(";")[0].startswith("text/") or header.startswith(";")
+    filename = re.sub(r"[^\w.-]+", "_", artifact.name)[:100] or "artifact"
+    return Response(
+        body,
+        content_type="text/plain; charset=utf-8" if textual else "application/octet-stream",
+        headers={
+            "Content-Disposition": f'attachment; filename="{filename}"',
+            "Content-Security-Policy": "sandbox; default-src 'none'",
+        },
+    )

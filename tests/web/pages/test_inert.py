@@ -51,3 +51,34 @@ async def test_hostile_agent_text_is_escaped_on_every_page(browser) -> None:  # 
         assert audit.problems == [], path
         seen += html.count("&lt;script&gt;alert(")
     assert seen >= 10  # the text is there, shown as sent, as text
+
+
+async def test_an_inline_artifact_downloads_and_never_renders(browser) -> None:  # type: ignore[no-untyped-def]
+    from hub.core.events import append_event
+    from hub.core.ids import new_id
+
+    ada = await browser("Ada")
+    world = await build_world(ada.workspace_id, ada.user_id, kinds=())
+    artifact_id = new_id("artifact")
+    await append_event(
+        ada.workspace_id,
+        "artifact.created",
+        {
+            "artifactId": artifact_id,
+            "taskId": world.task_id,
+            "name": "report.html",
+            # base64 of <script>alert(1)</script>
+            "url": "data:text/html;base64,PHNjcmlwdD5hbGVydCgxKTwvc2NyaXB0Pg==",
+        },
+        actor=f"agent:{world.agent.id}",
+        task_id=world.task_id,
+    )
+    _status, html = await ada.page(ada.w(f"/tasks/{world.task_id}"))
+    link = f"/w/{ada.workspace_id}/artifacts/{artifact_id}/download"
+    assert f'href="{link}" download' in html and 'href="data:' not in html
+    response = await ada.client.get(link)
+    assert response.status_code == 200
+    assert response.headers["Content-Type"] == "text/plain; charset=utf-8"  # never as HTML
+    assert response.headers["Content-Disposition"] == 'attachment; filename="report.html"'
+    assert "sandbox" in response.headers["Content-Security-Policy"]
+    assert await response.get_data() == b"<script>alert(1)</script>"

@@ -38,8 +38,8 @@ class World:
 def card(kind: str, text: str) -> dict[str, Any]:
     base: dict[str, Any] = {
         "id": new_id("interaction"),
-        "description": f"Why: {text}",
-        "impact": f"Impact: {text}",
+        "description": f"The plan is ready and needs your decision before it goes on. {text}",
+        "impact": f"Runs 3 reviewed migrations on production; about 1 minute of downtime. {text}",
         "details": {"note": text, "environment": "production"},
     }
     if kind == "approval_high":
