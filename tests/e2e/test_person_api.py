@@ -169,3 +169,44 @@ async def test_the_persons_side_end_to_end(database_url: str, tmp_path: Path) ->
                 document.status_code == 200
                 and "/api/v1/workspaces/{ws}/tasks" in (document.json()["paths"])
             )
+
+
+async def test_concurrent_answers_over_real_sockets_one_wins(
+    database_url: str, tmp_path: Path
+) -> None:
+    with HubProcess(database_url, tmp_path, LINEUP_SECRET_KEY=SECRET) as hub:
+        async with httpx.AsyncClient(base_url=hub.url + "/api/v1", timeout=15) as browser:
+            registered = await browser.post(
+                "/auth/register", json={"email": "two@example.com", "password": PASSWORD}
+            )
+            workspace_id = registered.json()["workspaceId"]
+            token = (await browser.post("/auth/tokens", json={"name": "e2e"})).json()["token"]
+            interaction_id = new_id("interaction")
+            async with opened(database_url):
+                await append_event(
+                    workspace_id,
+                    "interaction.requested",
+                    {"interaction": {"id": interaction_id, "type": "approval", "title": "Go?"}},
+                    actor="agent:agt_elsewhere",
+                )
+            url = f"/workspaces/{workspace_id}/interactions/{interaction_id}/respond"
+            async with httpx.AsyncClient(
+                base_url=hub.url + "/api/v1",
+                headers={"Authorization": f"Bearer {token}"},
+                timeout=15,
+            ) as scripts:
+                answers = await asyncio.gather(
+                    browser.post(url, json={"optionId": "approve"}),
+                    *(
+                        scripts.post(url, json={"optionId": "reject" if n % 2 else "approve"})
+                        for n in range(9)
+                    ),
+                )
+        statuses = sorted(a.status_code for a in answers)
+        assert statuses == [200] + [409] * 9
+        [winner] = [a.json() for a in answers if a.status_code == 200]
+        for late in (a.json()["error"] for a in answers if a.status_code == 409):
+            assert late["code"] == "already_decided"
+            assert late["details"]["via"] == winner["via"]
+            assert late["details"]["respondedAt"] == winner["respondedAt"]
+            assert late["details"]["response"] == winner["response"]
