@@ -191,3 +191,33 @@ async def test_exec_never_runs_the_command_after_a_rejection(
     assert not marker.exists()
     assert "rejected by" in runner.output() and "not on a Friday" in runner.output()
     assert not await Artifact.filter(workspace_id=hub.workspace_id).exists()
+
+
+def spawn_example(hub_url: str, code: str, home: Path, log_path: Path) -> subprocess.Popen[bytes]:
+    example = Path(__file__).parents[2] / "examples" / "minimal_agent.py"
+    with open(log_path, "wb") as log:
+        return subprocess.Popen(
+            [sys.executable, str(example), hub_url, code],
+            env={**os.environ, "LINEUP_AGENT_HOME": str(home)},
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+
+
+async def test_the_minimal_example_is_a_complete_adapter(hub: LiveHub, tmp_path: Path) -> None:
+    code = await hub.pairing_code()
+    process = spawn_example(hub.url, code, tmp_path / "example-home", tmp_path / "example.log")
+    try:
+        agent = await until(lambda: AgentRow.filter(workspace_id=hub.workspace_id).first())
+        task_id = await hub.task(agent.id, "Rename the module")
+        card = await until(
+            lambda: Interaction.filter(task_id=task_id, status=InteractionStatus.PENDING).first()
+        )
+        await hub.respond(card.id, "approve")
+        await until(lambda: Task.filter(id=task_id, status="succeeded").exists())
+        assert await Artifact.filter(task_id=task_id).count() == 1
+    finally:
+        if process.poll() is None:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait(10)
