@@ -24,7 +24,7 @@ test: $(VENV)/.installed chromium lint test-sqlite test-postgres
 lint: $(VENV)/.installed
 	$(BIN)/ruff check hub plugins tests
 	$(BIN)/ruff format --check hub plugins tests
-	$(BIN)/mypy hub/core hub/protocol
+	$(BIN)/mypy hub/core hub/protocol hub/sdk
 
 test-sqlite: $(VENV)/.installed
 	$(BIN)/pytest $(PYTEST_ARGS)
