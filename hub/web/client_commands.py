@@ -59,6 +59,7 @@ class TaskCreate(ApiModel):
 class InteractionRespond(ApiModel):
     interaction_id: str = Field(min_length=1, max_length=40)
     response: dict[str, Any]
+    via: str | None = Field(None, max_length=40)  # as the JSON API's respond body
 
 
 class CancelRequested(ApiModel):
@@ -131,7 +132,7 @@ async def _respond(command: Command, body: InteractionRespond) -> dict[str, Any]
         body.interaction_id,
         answer.model_dump(by_alias=True, exclude_none=True),
         responder=command.caller.actor,
-        via=command.caller.surface,
+        via=command.caller.answering_via(body.via),
         idempotency_key=command.key,
     )
     return await interaction_detail(command.workspace_id, body.interaction_id)

@@ -20,7 +20,7 @@ from urllib.parse import urlsplit
 from quart import Quart, current_app, g, has_request_context, request, session, websocket
 
 from hub.core.accounts import require_membership, user_for_token
-from hub.core.errors import Forbidden, Unauthorized
+from hub.core.errors import Forbidden, InvalidInput, Unauthorized
 from hub.core.models import Membership, Role, User
 
 # The same key and cookie the pages use (hub.web.pages.session): one sign-in serves the
@@ -29,6 +29,11 @@ SESSION_USER_KEY = "user_id"
 SESSION_COOKIE_NAME = "lineup_session"
 SESSION_LIFETIME = timedelta(days=14)
 _SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
+# The surfaces a person's own client may say it is when it answers with a personal token.
+# A token is a program acting for the person; the notebook inbox is one such program and
+# its answers should read "via a notebook", not "via the API". Surfaces with a transport of
+# their own (email links, Telegram) are never claimable: only the hub's channel records them.
+TOKEN_SURFACES = frozenset({"api", "notebook"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,6 +50,24 @@ class Caller:
     def surface(self) -> str:
         """The ``via`` of their answers: a browser session is the web UI, a token the API."""
         return "web" if self.by_session else "api"
+
+    def answering_via(self, claimed: str | None) -> str:
+        """The ``via`` to record for an answer whose client named ``claimed`` (or nothing).
+
+        A browser session is always the web UI; a token client may pick one of
+        ``TOKEN_SURFACES``. Anything else is refused rather than quietly replaced, so a
+        client learns its answer would have been mislabelled.
+        """
+        if claimed is None or claimed == self.surface:
+            return self.surface
+        if not self.by_session and claimed in TOKEN_SURFACES:
+            return claimed
+        allowed = sorted(TOKEN_SURFACES) if not self.by_session else [self.surface]
+        raise InvalidInput(
+            f"{claimed!r} is not a surface this client may answer from.",
+            code="invalid_via",
+            hint="Leave 'via' out, or send one of: " + ", ".join(allowed) + ".",
+        )
 
 
 def init_app(app: Quart, *, public_url: str) -> None:

@@ -23,6 +23,12 @@ class Answer(ApiModel):
     option_ids: list[OptionId] | None = Field(None, max_length=20)
     text: str | None = Field(None, max_length=100_000)
     comment: str | None = Field(None, max_length=MAX_COMMENT_LENGTH)
+    via: str | None = Field(
+        None,
+        max_length=40,
+        description="The surface the answer was given on, for a token client that is not "
+        "a plain API script: `notebook`. Defaults to `api` (token) or `web` (session).",
+    )
 
 
 @blueprint.get("/workspaces/<ws>/interactions/<interaction_id>")
@@ -41,9 +47,9 @@ async def respond(ws: str, interaction_id: str, body: Answer) -> dict[str, Any]:
     await respond_to_interaction(
         ws,
         interaction_id,
-        body.model_dump(by_alias=True, exclude_none=True),
+        body.model_dump(by_alias=True, exclude_none=True, exclude={"via"}),
         responder=caller.actor,
-        via=caller.surface,
+        via=caller.answering_via(body.via),
         idempotency_key=idempotency_key(),
     )
     return await interaction_detail(ws, interaction_id)
