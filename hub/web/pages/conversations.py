@@ -162,7 +162,9 @@ async def _render_thread(
         ],
         key=lambda item: _sort_key(item[1]),
     )
-    tasks = await list_tasks(frame.workspace.id, conversation_id=conversation.id, limit=1)
+    # The pane follows the conversation's latest piece of work, not a child step of it.
+    recent = await list_tasks(frame.workspace.id, conversation_id=conversation.id, limit=50)
+    tasks = [t for t in recent if t.parent_id is None]
     next_url = url_for(
         "pages.conversations.show", workspace_id=frame.workspace.id, conversation_id=conversation.id
     )
