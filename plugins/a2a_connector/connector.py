@@ -1,0 +1,179 @@
+"""The connector: which tasks go to remote agents, and one runner per task in flight.
+
+A reconcile pass finds the work from the database alone: queued tasks addressed to a
+remote agent that have no ledger row yet (claimed by inserting one: the task id is the
+row's key, so of two hub processes only one claims a task) and ledger rows not finished
+(a restart resumes them). The bus only wakes it early: a new task, a cancel request or an
+answer to a remote's card starts or wakes the runner at once instead of at the next pass.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from typing import Any
+
+from tortoise.exceptions import IntegrityError
+from tortoise.expressions import Subquery
+
+from hub.config import Settings
+from hub.core.bus import PublishedEvent
+from hub.core.errors import HubError
+from hub.core.events import utcnow
+from hub.core.models import Task, Workspace
+from hub.core.remote_agents import (
+    add_remote_agent,
+    calls_in_flight,
+    list_remote_agents,
+    remote_agent_view,
+)
+from hub.core.remote_models import RemoteAgent, RemoteCall
+from hub.core.task_states import TaskStatus
+from hub.net import check_outbound_url
+from plugins.a2a_connector.breaker import Breaker
+from plugins.a2a_connector.cards import fetch_card
+from plugins.a2a_connector.runner import CallRunner
+
+logger = logging.getLogger(__name__)
+
+WAKING_EVENTS = frozenset({"task.created", "task.cancel_requested", "interaction.resolved"})
+RECONCILE_INTERVAL_S = 5.0
+
+
+class Connector:
+    """Lifecycle: ``start`` once the database is open; ``stop`` before it closes. ``stop``
+    cancels the runners mid-call: the ledger holds everything needed to resume."""
+
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings
+        self.poll_interval_s = settings.a2a_poll_interval_s
+        self.grace_period_s = settings.agent_grace_period_s
+        self.breaker = Breaker(max_delay_s=max(settings.agent_grace_period_s / 4, 1.0))
+        self.stopping = False
+        self._runners: dict[str, tuple[CallRunner, asyncio.Task[None]]] = {}
+        self._wake = asyncio.Event()
+        self._loop: asyncio.Task[None] | None = None
+        self._pins_done: set[tuple[str, str]] = set()
+
+    # --- adding agents (the JSON API's RemoteAgentAdder) ------------------------------------
+
+    async def add_remote_agent(
+        self, workspace_id: str, url: str, *, pinned: bool, secret: str | None, by: str
+    ) -> dict[str, Any]:
+        allow = self.settings.outbound_allow_private
+        await check_outbound_url(url.strip(), allow_private=allow)
+        found = await fetch_card(url, allow_private=allow)
+        agent = await add_remote_agent(
+            workspace_id,
+            found,
+            by=by,
+            pinned=pinned,
+            secret=secret,
+            secret_key=self.settings.secret_key,
+        )
+        for listed, remote in await list_remote_agents(workspace_id):
+            if listed.id == agent.id:
+                return remote_agent_view(listed, remote)
+        raise HubError("The remote agent vanished while it was added.")  # pragma: no cover
+
+    async def _sync_pins(self) -> None:
+        """Add pinned agents once each; an unreachable one is tried again next pass."""
+        for pin in self.settings.a2a_pinned:
+            workspaces = (
+                [pin.workspace]
+                if pin.workspace
+                else [str(w) for w in await Workspace.all().values_list("id", flat=True)]
+            )
+            for workspace_id in workspaces:
+                if (pin.url, workspace_id) in self._pins_done:
+                    continue
+                try:
+                    await self.add_remote_agent(
+                        workspace_id, pin.url, pinned=True, secret=pin.secret or None, by="system"
+                    )
+                except HubError as error:
+                    logger.warning("pinned agent %s not added yet: %s", pin.url, error.message)
+                    continue
+                self._pins_done.add((pin.url, workspace_id))
+
+    # --- running calls --------------------------------------------------------------------
+
+    def on_event(self, event: PublishedEvent) -> None:
+        if event.type not in WAKING_EVENTS:
+            return
+        task_id = event.envelope.get("taskId") or event.envelope.get("payload", {}).get("taskId")
+        running = self._runners.get(str(task_id)) if task_id else None
+        if running is not None:
+            running[0].wake.set()
+        self._wake.set()
+
+    async def reconcile(self) -> None:
+        await self._sync_pins()
+        remote_ids = RemoteAgent.all().values("id")
+        claimed = RemoteCall.all().values("id")
+        fresh = (
+            await Task.filter(
+                status=TaskStatus.QUEUED.value,
+                target_agent_id__in=Subquery(remote_ids),
+            )
+            .exclude(id__in=Subquery(claimed))
+            .limit(500)
+        )
+        now = utcnow()
+        for task in fresh:
+            with contextlib.suppress(IntegrityError):  # another hub process claimed it
+                await RemoteCall.create(
+                    id=task.id,
+                    workspace_id=task.workspace_id,
+                    agent_id=task.target_agent_id,
+                    started_at=now,
+                    updated_at=now,
+                )
+        for call in await calls_in_flight():
+            if call.id not in self._runners and not self.stopping:
+                runner = CallRunner(self, call.id)
+                job = asyncio.create_task(self._run(runner), name=f"a2a-{call.id}")
+                self._runners[call.id] = (runner, job)
+
+    async def _run(self, runner: CallRunner) -> None:
+        try:
+            await runner.run()
+        except asyncio.CancelledError:
+            raise
+        except Exception:  # one broken call must not stop the others; the next pass retries
+            logger.exception("remote call %s stopped on an error", runner.call_id)
+            await asyncio.sleep(self.poll_interval_s)
+        finally:
+            self._runners.pop(runner.call_id, None)
+            self._wake.set()
+
+    async def _loop_forever(self) -> None:
+        while not self.stopping:
+            try:
+                await self.reconcile()
+            except Exception:  # a database hiccup must not end the connector for good
+                logger.exception("a2a reconcile failed; retrying")
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._wake.wait(), RECONCILE_INTERVAL_S)
+            self._wake.clear()
+
+    def start(self) -> None:
+        self.stopping = False
+        if self._loop is None:
+            self._loop = asyncio.create_task(self._loop_forever(), name="a2a-connector")
+
+    async def stop(self) -> None:
+        self.stopping = True
+        self._wake.set()
+        jobs = [job for _, job in self._runners.values()]
+        if self._loop is not None:
+            jobs.append(self._loop)
+        for job in jobs:
+            job.cancel()
+        await asyncio.gather(*jobs, return_exceptions=True)
+        self._loop = None
+        self._runners.clear()
+
+
+__all__ = ["Connector"]

@@ -1,0 +1,221 @@
+"""One hub task carried out by a remote agent, from first message to a final state.
+
+``CallRunner.run`` loops over the ledger row (``RemoteCall``) until the task ends. Every
+step starts from what is stored, so the same loop starts a call, resumes one after a hub
+restart, answers a card, or cancels:
+
+* no remote task yet → ``SendMessage`` (``SendStreamingMessage`` when the card streams);
+* a card the person answered → the answer goes back as a message in the same task and
+  context;
+* a cancel request → ``CancelTask``;
+* otherwise → follow the task: ``SubscribeToTask`` (whose first event is the whole task)
+  when the card streams, else ``GetTask`` polling with backoff.
+
+Network failures mark the remote unreachable, wait as the circuit breaker says, and retry;
+once the grace period passes without contact the task fails with ``remote_unreachable``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import AsyncIterator
+from datetime import timedelta
+from typing import TYPE_CHECKING, Any
+
+import httpx
+from a2a.client import A2AClientError
+from a2a.types.a2a_pb2 import (
+    CancelTaskRequest,
+    GetTaskRequest,
+    Message,
+    Part,
+    Role,
+    SendMessageRequest,
+    StreamResponse,
+    SubscribeToTaskRequest,
+)
+
+from hub.core.events import utcnow
+from hub.core.models import Interaction, InteractionStatus, Task
+from hub.core.remote_agents import UNREACHABLE, note_contact, remote_secret
+from hub.core.remote_models import RemoteAgent, RemoteCall
+from hub.core.task_states import TERMINAL_STATUSES, TaskStatus
+from plugins.a2a_connector.client import remote_client
+from plugins.a2a_connector.errors import RemoteUnreachable
+from plugins.a2a_connector.states import FINAL_STATES
+from plugins.a2a_connector.translate import TaskReporter, as_dict
+
+if TYPE_CHECKING:
+    from plugins.a2a_connector.connector import Connector
+
+logger = logging.getLogger(__name__)
+
+NETWORK_ERRORS = (httpx.HTTPError, A2AClientError, RemoteUnreachable, OSError)
+MAX_POLL_DELAY_S = 30.0
+
+
+class CallRunner:
+    def __init__(self, connector: Connector, call_id: str) -> None:
+        self.connector = connector
+        self.call_id = call_id
+        self.wake = asyncio.Event()
+        self._poll_delay = connector.poll_interval_s
+
+    async def run(self) -> None:
+        while not self.connector.stopping:
+            call = await RemoteCall.get(id=self.call_id)
+            task = await Task.get(id=call.id)
+            if call.finished or task.status in TERMINAL_STATUSES:
+                await RemoteCall.filter(id=call.id).update(finished=True, updated_at=utcnow())
+                return
+            remote = await RemoteAgent.get(id=call.agent_id)
+            reporter = TaskReporter(call.workspace_id, call.id, call.agent_id)
+            try:
+                idle = await self.step(call, task, remote, reporter)
+            except NETWORK_ERRORS as error:
+                logger.info("remote agent %s unreachable: %s", remote.id, error)
+                await note_contact(remote.id, reachable=False)
+                if await self._past_grace(remote.id, reporter):
+                    return
+                await self.sleep(self.connector.breaker.failed(remote.id))
+                continue
+            self.connector.breaker.succeeded(remote.id)
+            await note_contact(remote.id, reachable=True)
+            if idle:
+                await self.sleep(idle)
+
+    async def step(
+        self, call: RemoteCall, task: Task, remote: RemoteAgent, reporter: TaskReporter
+    ) -> float:
+        """Do the next thing the ledger calls for; returns how long to wait after it."""
+        async with self._client(remote) as client:
+            if task.cancel_requested_at is not None and call.cancel_sent_at is None:
+                if call.remote_task_id is None:  # never reached the remote: nothing to stop
+                    await reporter.move(TaskStatus.CANCELLED, "cancelled-before-start")
+                else:
+                    answer = await client.cancel_task(CancelTaskRequest(id=call.remote_task_id))
+                    await reporter.apply_task(call, as_dict(answer))
+                call.cancel_sent_at = utcnow()
+                await call.save(update_fields=["cancel_sent_at"])
+                return 0.0
+            if call.remote_task_id is None:
+                text = task.title + (f"\n\n{task.description}" if task.description else "")
+                await self.consume(
+                    call, reporter, client.send_message(self._request(task.id, text))
+                )
+                return 0.0
+            if call.interaction_id and call.interaction_id != call.answered_interaction_id:
+                return await self._answer(call, reporter, client)
+            if call.last_state in FINAL_STATES:
+                return 0.0
+            if remote.streaming:
+                await self.consume(
+                    call, reporter, client.subscribe(SubscribeToTaskRequest(id=call.remote_task_id))
+                )
+                return 0.0 if call.last_state in FINAL_STATES else self.connector.poll_interval_s
+            before = call.last_state
+            current = await client.get_task(GetTaskRequest(id=call.remote_task_id))
+            await self._note_ids(call, as_dict(current))
+            await reporter.apply_task(call, as_dict(current))
+            # Backoff while nothing changes; back to quick polls once something does.
+            if call.last_state == before:
+                self._poll_delay = min(self._poll_delay * 2, MAX_POLL_DELAY_S)
+            else:
+                self._poll_delay = self.connector.poll_interval_s
+            return self._poll_delay
+
+    async def _answer(self, call: RemoteCall, reporter: TaskReporter, client: Any) -> float:
+        interaction = await Interaction.get(id=call.interaction_id)
+        if interaction.status == InteractionStatus.PENDING:
+            return self.connector.poll_interval_s * 10  # woken at once by the answer
+        response = interaction.response or {}
+        call.answered_interaction_id = interaction.id
+        if interaction.status != InteractionStatus.RESOLVED:
+            await call.save(update_fields=["answered_interaction_id"])
+            return 0.0
+        options = {o.get("id"): o.get("label") for o in interaction.payload.get("options", [])}
+        if call.last_state == "auth-required":
+            if response.get("optionId") == "cancel":
+                task = await Task.get(id=call.id)
+                task.cancel_requested_at = task.cancel_requested_at or utcnow()
+                answer = await client.cancel_task(CancelTaskRequest(id=call.remote_task_id))
+                await reporter.apply_task(call, as_dict(answer))
+                call.cancel_sent_at = utcnow()
+            await call.save(update_fields=["answered_interaction_id", "cancel_sent_at"])
+            return 0.0
+        text = response.get("text") or options.get(response.get("optionId")) or ""
+        # Saved first: an answer is sent at most once, even if the hub stops mid-send.
+        await call.save(update_fields=["answered_interaction_id"])
+        request = self._request(interaction.id, str(text), call=call)
+        await self.consume(call, reporter, client.send_message(request))
+        return 0.0
+
+    def _request(
+        self, message_id: str, text: str, *, call: RemoteCall | None = None
+    ) -> SendMessageRequest:
+        message = Message(role=Role.ROLE_USER, message_id=message_id, parts=[Part(text=text)])
+        if call is not None and call.remote_task_id:
+            message.task_id = call.remote_task_id
+            if call.context_id:
+                message.context_id = call.context_id
+        return SendMessageRequest(message=message)
+
+    async def consume(
+        self, call: RemoteCall, reporter: TaskReporter, stream: AsyncIterator[StreamResponse]
+    ) -> None:
+        async for response in stream:
+            kind = response.WhichOneof("payload")
+            data = as_dict(getattr(response, kind)) if kind else {}
+            await self._note_ids(call, data)
+            if kind == "task":
+                await reporter.apply_task(call, data)
+            elif kind == "status_update":
+                await reporter.apply_status(call, data.get("status") or {})
+            elif kind == "artifact_update":
+                await reporter.apply_artifact(data.get("artifact"))
+            elif kind == "message":  # answered without a task: that answer is the result
+                await reporter.apply_status(call, {"state": "completed", "message": data})
+            if call.last_state in FINAL_STATES or self.connector.stopping:
+                break
+
+    async def _note_ids(self, call: RemoteCall, data: dict[str, Any]) -> None:
+        from plugins.a2a_connector.untrusted import identifier
+
+        remote_task_id = identifier(data.get("id") or data.get("taskId"))
+        if call.remote_task_id is None and remote_task_id:
+            call.remote_task_id = remote_task_id
+            call.context_id = identifier(data.get("contextId"))
+            await call.save(update_fields=["remote_task_id", "context_id"])
+
+    @contextlib.asynccontextmanager
+    async def _client(self, remote: RemoteAgent) -> AsyncIterator[Any]:
+        secret = remote_secret(remote, self.connector.settings.secret_key)
+        async with remote_client(
+            remote, secret=secret, allow_private=self.connector.settings.outbound_allow_private
+        ) as client:
+            yield client
+
+    async def _past_grace(self, remote_id: str, reporter: TaskReporter) -> bool:
+        remote = await RemoteAgent.get(id=remote_id)
+        since = remote.unreachable_since
+        if since is None or utcnow() - since < timedelta(seconds=self.connector.grace_period_s):
+            return False
+        task = await reporter.task()
+        if task.status == TaskStatus.WAITING_FOR_HUMAN:
+            return False  # the machine has no move to failed from here; the answer waits
+        reporter.acting_as = "system"
+        await reporter.move(TaskStatus.FAILED, "unreachable", error=UNREACHABLE, reason=UNREACHABLE)
+        await RemoteCall.filter(id=self.call_id).update(finished=True, updated_at=utcnow())
+        return True
+
+    async def sleep(self, seconds: float) -> None:
+        if seconds <= 0:
+            return
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self.wake.wait(), seconds)
+        self.wake.clear()
+
+
+__all__ = ["CallRunner"]
