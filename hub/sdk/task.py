@@ -18,13 +18,15 @@ SDK confirms ``cancelled`` to the hub.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterable, Mapping
+import logging
+from collections.abc import AsyncIterable, Callable, Mapping
 from datetime import datetime
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
 from hub.protocol.interactions import InteractionCard, InteractionType, Option, Risk
 from hub.protocol.lap import Ack
+from hub.sdk.display import interaction_html, interaction_text, task_html, task_text
 from hub.sdk.errors import TaskCancelled
 from hub.sdk.ids import derived_id
 from hub.sdk.resolution import Resolution
@@ -33,6 +35,9 @@ if TYPE_CHECKING:
     from hub.sdk.agent import Agent
 
 TERMINAL = frozenset({"succeeded", "failed", "cancelled"})
+logger = logging.getLogger(__name__)
+
+Watcher = Callable[["Task"], None]
 
 
 class Task:
@@ -45,7 +50,15 @@ class Task:
         self.conversation_id: str | None = data.get("conversationId") or None
         self.parent_id: str | None = data.get("parentTaskId") or data.get("parentId") or None
         self.status: str = str(data.get("status") or "queued")
+        self.percent: int | None = data.get("progress")  # the last progress reported
+        self.summary: str = str(data.get("summary") or "")
+        self.error: str = str(data.get("error") or "")
+        # The card a person is being asked right now, and the answers given so far: what a
+        # live view (a notebook widget) shows while the task waits.
+        self.pending: InteractionCard | None = None
+        self.answers: list[tuple[InteractionCard, Resolution]] = []
         self.ended = False
+        self._watchers: list[Watcher] = []
         self.cancellation = asyncio.Event()
         self.cancel_reason = ""
         self._steps = 0
@@ -53,11 +66,72 @@ class Task:
     def __repr__(self) -> str:
         return f"Task({self.id!r}, {self.title!r}, status={self.status!r})"
 
+    # --- watching and showing it ---------------------------------------------------------
+
+    def watch(self, watcher: Watcher) -> Watcher:
+        """Call ``watcher(task)`` after each change this adapter makes or learns of (status,
+        progress, a card asked or answered). Called on the event loop; must not block."""
+        self._watchers.append(watcher)
+        return watcher
+
+    def unwatch(self, watcher: Watcher) -> None:
+        if watcher in self._watchers:
+            self._watchers.remove(watcher)
+
+    def _changed(self) -> None:
+        for watcher in list(self._watchers):
+            try:
+                watcher(self)
+            except Exception:  # a broken view must not break the task
+                logger.exception("a watcher of task %s failed", self.id)
+
+    def view(self) -> dict[str, Any]:
+        """The task as the hub's JSON shows it, from what this adapter knows."""
+        asked = [
+            {
+                "card": card.wire(),
+                "status": "resolved",
+                "response": answer.response,
+                "respondedBy": answer.responded_by,
+                "via": answer.via,
+                "respondedAt": answer.responded_at.isoformat().replace("+00:00", "Z"),
+            }
+            for card, answer in self.answers
+        ]
+        if self.pending is not None:
+            asked.append({"card": self.pending.wire(), "status": "pending"})
+        return {
+            **self.data,
+            "status": self.status,
+            "progress": self.percent,
+            "summary": self.summary,
+            "error": self.error,
+            "cancelRequested": self.cancel_requested,
+            "interactions": asked,
+        }
+
+    def __str__(self) -> str:
+        return task_text(self.view())
+
+    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, str]:
+        return {"text/plain": str(self), "text/html": task_html(self.view())}
+
+    def pending_text(self) -> str | None:
+        if self.pending is None:
+            return None
+        return interaction_text({"card": self.pending.wire(), "status": "pending"})
+
+    def pending_html(self) -> str | None:
+        if self.pending is None:
+            return None
+        return interaction_html({"card": self.pending.wire(), "status": "pending"})
+
     # --- the hub's view of the task ---------------------------------------------------
 
     async def accept(self) -> Ack:
         ack = await self._send("task.accepted", {"taskId": self.id})
         self.status = "running"
+        self._changed()
         return ack
 
     async def progress(self, percent: int, summary: str | None = None) -> Ack:
@@ -79,6 +153,13 @@ class Task:
         ack = await self._send("task.status_changed", payload)
         self.status = status
         self.ended = status in TERMINAL
+        if progress is not None:
+            self.percent = progress
+        if summary is not None:
+            self.summary = summary
+        if error is not None:
+            self.error = error
+        self._changed()
         return ack
 
     async def succeed(self, summary: str | None = None) -> Ack:
@@ -127,13 +208,25 @@ class Task:
         key = self._next_step()
         if card.id is None:
             card = card.model_copy(update={"id": derived_id("int", key)})
-        return await self.agent._ask(
-            card,
-            envelope_id=key,
-            task_id=self.id,
-            conversation_id=self.conversation_id,
-            cancellation=self,
-        )
+        self.pending, status_before = card, self.status
+        self.status = "waiting_for_human"  # as the hub moves it on the request
+        self._changed()
+        try:
+            answer = await self.agent._ask(
+                card,
+                envelope_id=key,
+                task_id=self.id,
+                conversation_id=self.conversation_id,
+                cancellation=self,
+            )
+        except BaseException:
+            self.pending, self.status = None, status_before
+            self._changed()
+            raise
+        self.pending, self.status = None, "running"
+        self.answers.append((card, answer))
+        self._changed()
+        return answer
 
     async def request_approval(
         self,
@@ -233,6 +326,7 @@ class Task:
     def _cancel(self, reason: str) -> None:
         self.cancel_reason = reason
         self.cancellation.set()
+        self._changed()
 
     # --- plumbing ------------------------------------------------------------------------
 

@@ -1,0 +1,297 @@
+"""An interaction card as ipywidgets: the same card every surface shows, answerable by click.
+
+``CardWidget`` renders the card's structure (spec §7.3: why you are needed → impact → what
+you can do → details, collapsed) for all four card types:
+
+* approval and review — one button per option and an optional comment;
+* choice — one button per option, or checkboxes and *Submit* when several may be picked;
+* input — a text field (a password field when the card says the answer is sensitive) and
+  *Submit*.
+
+With a ``respond`` function it is answerable; without one, or once the card is no longer
+pending, it is read-only and says who decided what, how and when. Every text the agent
+wrote is escaped before it reaches an HTML widget: a card can never inject markup.
+
+The buttons and fields carry CSS classes (``lineup-card-<id>``, ``lineup-option-<id>``,
+``lineup-submit``, ``lineup-text``, ``lineup-comment``) so tests and scripts can find them.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+from collections.abc import Awaitable, Callable, Mapping
+from typing import Any
+
+from hub.sdk.display import RISK_WORDS, card_of, escape, outcome_text, safe_url
+from hub.sdk.notebook.requirements import widgets
+
+logger = logging.getLogger(__name__)
+
+# respond(answer) → the interaction as the hub now shows it (the API's shape).
+Respond = Callable[[dict[str, Any]], Awaitable[Mapping[str, Any]]]
+
+_BUTTON_STYLES = {"primary": "primary", "danger": "danger"}
+
+
+class AnswerRefused(Exception):
+    """What a ``respond`` function raises when the hub did not take the answer.
+
+    ``decided`` is the interaction as it stands when someone else answered first: the
+    card then turns read-only with their decision instead of showing an error.
+    """
+
+    def __init__(self, message: str, *, code: str = "", decided: Mapping[str, Any] | None = None):
+        super().__init__(message)
+        self.code = code
+        self.decided = decided
+
+
+def _html(text: str) -> Any:
+    return widgets.HTML(value=text)
+
+
+class CardWidget:
+    """One card; ``display(card_widget)`` shows it, ``update(view)`` refreshes it."""
+
+    def __init__(
+        self,
+        interaction: Mapping[str, Any],
+        respond: Respond | None = None,
+        *,
+        note: str | None = None,
+    ) -> None:
+        self.view: dict[str, Any] = dict(interaction)
+        self.id = str(self.view.get("id") or card_of(self.view).get("id") or "")
+        self._respond = respond
+        self._sending: set[asyncio.Task[None]] = set()
+        card = card_of(self.view)
+        self.kind = str(card.get("type") or self.view.get("type") or "approval")
+        self.controls: list[Any] = []
+        self.option_buttons: dict[str, Any] = {}
+        self.checkboxes: dict[str, Any] = {}
+        self.text: Any = None
+        self.comment: Any = None
+        self.submit: Any = None
+        self.status = _html("")
+        if note:
+            self.note: Any = _html(f"<small>{escape(note)}</small>")
+        else:
+            self.note = None
+        parts = [_html(_header(self.view)), *self._controls(card), self.status]
+        if self.note is not None:
+            parts.append(self.note)
+        details = _details(card)
+        if details is not None:
+            parts.append(details)
+        self.widget = widgets.VBox(
+            parts,
+            layout=widgets.Layout(border="1px solid #8a8a8a", padding="6px 10px", margin="4px 0"),
+            _dom_classes=("lineup-card", f"lineup-card-{self.id}"),
+        )
+        self._refresh()
+
+    # --- what Jupyter asks -------------------------------------------------------------
+
+    def _repr_mimebundle_(self, **kwargs: Any) -> Any:
+        return self.widget._repr_mimebundle_(**kwargs)
+
+    def __str__(self) -> str:
+        from hub.sdk.display import interaction_text
+
+        return interaction_text(self.view)
+
+    @property
+    def pending(self) -> bool:
+        return str(self.view.get("status") or "pending") == "pending"
+
+    @property
+    def answerable(self) -> bool:
+        return self.pending and self._respond is not None
+
+    # --- building ----------------------------------------------------------------------
+
+    def _classes(self, *names: str) -> tuple[str, ...]:
+        return (f"lineup-card-{self.id}", *names)
+
+    def _controls(self, card: Mapping[str, Any]) -> list[Any]:
+        options = [o for o in card.get("options") or () if isinstance(o, Mapping)]
+        rows: list[Any] = []
+        if self.kind == "input":
+            spec = card.get("input") or {}
+            field: Any = widgets.Text
+            if spec.get("sensitive"):
+                field = widgets.Password
+            elif spec.get("multiline"):
+                field = widgets.Textarea
+            self.text = field(
+                value="",
+                placeholder=str(spec.get("placeholder") or "Type your answer"),
+                _dom_classes=self._classes("lineup-text"),
+            )
+            self.submit = widgets.Button(
+                description="Submit",
+                button_style="primary",
+                _dom_classes=self._classes("lineup-submit"),
+            )
+            self.submit.on_click(lambda _: self._answer({"text": self.text.value}))
+            self.controls += [self.text, self.submit]
+            return [self.text, self.submit]
+        if self.kind == "choice" and card.get("multiple"):
+            upper = card.get("maxSelections") or len(options)
+            lower = card.get("minSelections", 1)
+            rows.append(_html(f"<em>Pick {escape(lower)} to {escape(upper)} of:</em>"))
+            for option in options:
+                box = widgets.Checkbox(
+                    value=False,
+                    description=str(option.get("label")),
+                    indent=False,
+                    _dom_classes=self._classes(f"lineup-option-{option.get('id')}"),
+                )
+                self.checkboxes[str(option.get("id"))] = box
+                rows.append(box)
+            self.submit = widgets.Button(
+                description="Submit",
+                button_style="primary",
+                _dom_classes=self._classes("lineup-submit"),
+            )
+            self.submit.on_click(lambda _: self._answer({"optionIds": self._picked()}))
+            rows.append(self.submit)
+            self.controls += [*self.checkboxes.values(), self.submit]
+            return rows
+        if self.kind in ("approval", "review"):
+            self.comment = widgets.Textarea(
+                value="",
+                placeholder="Comment (optional)",
+                rows=1,
+                _dom_classes=self._classes("lineup-comment"),
+            )
+            self.controls.append(self.comment)
+        buttons = []
+        for option in options:
+            option_id = str(option.get("id"))
+            label = str(option.get("label"))
+            button = widgets.Button(
+                description=label + (" (recommended)" if option.get("recommended") else ""),
+                button_style=_BUTTON_STYLES.get(str(option.get("style")), ""),
+                tooltip=str(option.get("description") or label),
+                layout=widgets.Layout(width="auto"),
+                _dom_classes=self._classes(f"lineup-option-{option_id}"),
+            )
+            button.on_click(lambda _, chosen=option_id: self._answer(self._single(chosen)))
+            self.option_buttons[option_id] = button
+            buttons.append(button)
+        self.controls += buttons
+        if self.comment is not None:
+            rows.append(self.comment)
+        rows.append(widgets.HBox(buttons))
+        return rows
+
+    def _single(self, option_id: str) -> dict[str, Any]:
+        answer: dict[str, Any] = {"optionId": option_id}
+        if self.comment is not None and self.comment.value.strip():
+            answer["comment"] = self.comment.value.strip()
+        return answer
+
+    def _picked(self) -> list[str]:
+        return [option_id for option_id, box in self.checkboxes.items() if box.value]
+
+    # --- answering ---------------------------------------------------------------------
+
+    def _answer(self, answer: dict[str, Any]) -> None:
+        """A click: send the answer in the background (the kernel's loop keeps serving other
+        clicks and the cell that may be awaiting meanwhile)."""
+        if not self.answerable or self._sending:
+            return
+        self._set_enabled(False)
+        self.status.value = "<em>Sending…</em>"
+        job = asyncio.get_running_loop().create_task(self._send(answer))
+        self._sending.add(job)
+        job.add_done_callback(self._sending.discard)
+
+    async def _send(self, answer: dict[str, Any]) -> None:
+        assert self._respond is not None
+        try:
+            self.update(await self._respond(answer))
+        except AnswerRefused as refused:
+            if refused.decided is not None:
+                self.update(refused.decided)
+            else:
+                self._set_enabled(True)
+                self.status.value = f"<strong>Not sent:</strong> {escape(refused)}"
+        except Exception as error:  # shown on the card: a click has no other place to fail
+            logger.exception("answering card %s failed", self.id)
+            self._set_enabled(True)
+            self.status.value = f"<strong>Not sent:</strong> {escape(error)}"
+
+    async def answered(self) -> None:
+        """Wait until the answers being sent got the hub's reply (for scripts and tests)."""
+        while self._sending:
+            await asyncio.gather(*self._sending, return_exceptions=True)
+
+    # --- refreshing --------------------------------------------------------------------
+
+    def update(self, interaction: Mapping[str, Any]) -> None:
+        """Show the card as ``interaction`` now stands (decided elsewhere: read-only)."""
+        self.view = {**self.view, **dict(interaction)}
+        self._refresh()
+
+    def _refresh(self) -> None:
+        outcome = outcome_text(self.view)
+        if outcome is not None:
+            self.status.value = f"<strong>Decided:</strong> {escape(outcome)}"
+        elif not self._sending:
+            self.status.value = "" if self._respond else "<em>Waiting for an answer…</em>"
+        self._set_enabled(self.answerable and not self._sending)
+        if not self.pending:
+            self.widget.add_class("lineup-decided")
+
+    def _set_enabled(self, enabled: bool) -> None:
+        for control in self.controls:
+            control.disabled = not enabled
+
+
+def _header(view: Mapping[str, Any]) -> str:
+    card = card_of(view)
+    kind = escape(card.get("type") or view.get("type") or "")
+    lines = [f"<div><small>{kind}</small></div>", f"<strong>{escape(card.get('title'))}</strong>"]
+    agent = (view.get("agent") or {}).get("name") if isinstance(view.get("agent"), dict) else None
+    task = (view.get("task") or {}).get("title") if isinstance(view.get("task"), dict) else None
+    if agent or task:
+        asked = f"{escape(agent or 'An agent')} asks" + (f" · task {escape(task)}" if task else "")
+        lines.append(f"<div><small>{asked}</small></div>")
+    if card.get("risk") in RISK_WORDS:
+        lines.append(f"<div><strong>{escape(RISK_WORDS[str(card['risk'])])}</strong></div>")
+    for label, key in (("Why you are needed", "description"), ("Impact", "impact")):
+        if card.get(key):
+            lines.append(
+                f'<div><em>{label}</em><div style="white-space:pre-wrap">'
+                f"{escape(card[key])}</div></div>"
+            )
+    if card.get("content"):
+        lines.append(
+            '<div><em>What to review</em><pre style="white-space:pre-wrap;max-height:20em;'
+            f'overflow:auto">{escape(card["content"])}</pre></div>'
+        )
+    url = safe_url(card.get("contentUrl"))
+    if url:
+        lines.append(
+            f'<div><a href="{escape(url)}" target="_blank" rel="noopener noreferrer">'
+            f"{escape(url)}</a></div>"
+        )
+    if card.get("expiresAt"):
+        lines.append(f"<div><small>Answer before {escape(card['expiresAt'])}.</small></div>")
+    return "".join(lines)
+
+
+def _details(card: Mapping[str, Any]) -> Any:
+    details = card.get("details")
+    if not details:
+        return None
+    text = json.dumps(details, indent=2, ensure_ascii=False, default=str)
+    body = _html(f'<pre style="white-space:pre-wrap">{escape(text)}</pre>')
+    return widgets.Accordion(children=[body], titles=("Details",), selected_index=None)
+
+
+__all__ = ["AnswerRefused", "CardWidget", "Respond"]
