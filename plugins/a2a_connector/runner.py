@@ -65,6 +65,8 @@ class CallRunner:
 
     async def run(self) -> None:
         while not self.connector.stopping:
+            # Cleared before the state is read: a wake after this point is never lost.
+            self.wake.clear()
             call = await RemoteCall.get(id=self.call_id)
             task = await Task.get(id=call.id)
             if call.finished or task.status in TERMINAL_STATUSES:
@@ -163,6 +165,22 @@ class CallRunner:
         return SendMessageRequest(message=message)
 
     async def consume(
+        self, call: RemoteCall, reporter: TaskReporter, stream: AsyncIterator[StreamResponse]
+    ) -> None:
+        """Apply the stream's events until it ends or the runner is woken (a cancel request,
+        an answer): an open stream must not keep the person's request waiting."""
+        reading = asyncio.ensure_future(self._read(call, reporter, stream))
+        woken = asyncio.ensure_future(self.wake.wait())
+        try:
+            done, _ = await asyncio.wait({reading, woken}, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            for job in (reading, woken):
+                job.cancel()
+            await asyncio.gather(reading, woken, return_exceptions=True)
+        if reading in done:
+            reading.result()  # a network error ends the step like any other
+
+    async def _read(
         self, call: RemoteCall, reporter: TaskReporter, stream: AsyncIterator[StreamResponse]
     ) -> None:
         async for response in stream:

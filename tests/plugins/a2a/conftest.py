@@ -1,0 +1,133 @@
+"""A hub with the A2A connector on, in this process, and a person with a token.
+
+The hub runs its serving hooks (``test_app``), so the connector's loop runs beside the
+remote agents of ``peers``; everything crosses real loopback sockets except the person's
+JSON API calls, which go through Quart's test client.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+from collections.abc import AsyncIterator, Awaitable, Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+from quart.typing import TestAppProtocol, TestClientProtocol
+
+from hub.config import load_settings
+from hub.web.app import create_app
+
+SECRET = "a2a-test-secret-" + "s" * 32
+_numbers = itertools.count()
+
+
+@dataclass
+class Person:
+    client: TestClientProtocol
+    workspace_id: str
+    token: str
+    browser: TestClientProtocol  # signed in with the session cookie, for the pages
+
+    @property
+    def headers(self) -> dict[str, str]:
+        return {"Authorization": f"Bearer {self.token}"}
+
+    def url(self, path: str) -> str:
+        return f"/api/v1/workspaces/{self.workspace_id}{path}"
+
+    async def get(self, path: str) -> tuple[int, Any]:
+        response = await self.client.get(self.url(path), headers=self.headers)
+        return response.status_code, await response.get_json()
+
+    async def post(self, path: str, json: Any = None) -> tuple[int, Any]:
+        response = await self.client.post(self.url(path), headers=self.headers, json=json)
+        return response.status_code, await response.get_json()
+
+    async def add_remote(self, url: str, **extra: Any) -> dict[str, Any]:
+        status, body = await self.post("/remote-agents", {"url": url, **extra})
+        assert status == 201, body
+        return body  # type: ignore[no-any-return]
+
+    async def task_for(self, agent_id: str, title: str = "Paint the button", **extra: Any) -> str:
+        status, body = await self.post(
+            "/tasks", {"title": title, "targetAgentId": agent_id, **extra}
+        )
+        assert status == 201, body
+        return str(body["id"])
+
+    async def wait_task(
+        self, task_id: str, until: Callable[[dict[str, Any]], bool], timeout: float = 20.0
+    ) -> dict[str, Any]:
+        """The task's detail once ``until`` holds (checked on each poll), or fail."""
+        detail: dict[str, Any] = {}
+
+        async def poll() -> None:
+            nonlocal detail
+            while True:
+                _, detail = await self.get(f"/tasks/{task_id}")
+                if until(detail):
+                    return
+                await asyncio.sleep(0.05)
+
+        try:
+            await asyncio.wait_for(poll(), timeout)
+        except TimeoutError:
+            raise AssertionError(f"task never got there; last seen: {detail}") from None
+        return detail
+
+
+HubFactory = Callable[..., Awaitable[TestAppProtocol]]
+
+
+@pytest.fixture
+async def hub_factory(
+    database_url: str, tmp_path: Path
+) -> AsyncIterator[Callable[..., Any]]:
+    """Start hubs (``await start(**settings)``); each is stopped at the end of the test."""
+    running: list[Any] = []
+
+    async def start(**overrides: Any) -> TestAppProtocol:
+        settings = load_settings(
+            database_url=database_url,
+            data_dir=tmp_path,
+            secret_key=SECRET,
+            a2a_enabled=True,
+            outbound_allow_private=True,
+            a2a_poll_interval_s=0.05,
+            **overrides,
+        )
+        context = create_app(settings).test_app()
+        app = await context.__aenter__()
+        running.append(context)
+        return app
+
+    yield start
+    for context in reversed(running):
+        await context.__aexit__(None, None, None)
+
+
+@pytest.fixture
+async def hub(hub_factory: Callable[..., Any]) -> TestAppProtocol:
+    return await hub_factory()  # type: ignore[no-any-return]
+
+
+async def sign_up(app: TestAppProtocol, name: str = "person") -> Person:
+    client = app.test_client()
+    email = f"{name}{next(_numbers)}@example.com"
+    response = await client.post(
+        "/api/v1/auth/register",
+        json={"email": email, "password": "correct horse battery", "displayName": name},
+    )
+    assert response.status_code == 201, await response.get_data()
+    ids = await response.get_json()
+    response = await client.post("/api/v1/auth/tokens", json={"name": "tests"})
+    token = (await response.get_json())["token"]
+    return Person(app.test_client(), ids["workspaceId"], token, client)
+
+
+@pytest.fixture
+async def person(hub: TestAppProtocol) -> Person:
+    return await sign_up(hub)
