@@ -86,6 +86,21 @@ def build_parser() -> argparse.ArgumentParser:
     _agent_connection_arguments(run)
     run.add_argument("argv", nargs=argparse.REMAINDER, metavar="-- COMMAND...")
     run.set_defaults(command="agent exec")
+
+    mcp = sub.add_parser("mcp", help="the hub's human-in-the-loop tools as an MCP server on stdio")
+    _agent_connection_arguments(mcp)
+    mcp.add_argument(
+        "--wait",
+        type=float,
+        help="seconds an asking tool waits for a person before returning a pending handle "
+        "(default LINEUP_MCP_WAIT_S, 120)",
+    )
+    mcp.add_argument(
+        "--print-credential",
+        action="store_true",
+        help="pair (or reuse the stored credential), print it for MCP over HTTP, and exit",
+    )
+    mcp.set_defaults(command="mcp")
     return parser
 
 
@@ -299,6 +314,32 @@ async def _agent_exec(args: argparse.Namespace, settings: Settings) -> int:
         return _print_sdk_error(error)
     finally:
         await agent.close()
+
+
+@command("mcp")
+async def _mcp(args: argparse.Namespace, settings: Settings) -> int:
+    import socket
+
+    from hub.sdk import SdkError
+
+    try:
+        from plugins.mcp_server.stdio import serve_stdio
+    except ModuleNotFoundError as missing:
+        print(
+            f"error: {missing}; install the extra: pip install 'lineup-hub[mcp]'", file=sys.stderr
+        )
+        return 2
+    agent = _sdk_agent(args, "mcp", f"MCP agent on {socket.gethostname()}")
+    try:
+        if args.print_credential:
+            await agent.start()
+            print(agent.credential())
+            await agent.close()
+            return 0
+        await serve_stdio(agent, args.wait or settings.mcp_wait_s)
+    except SdkError as error:
+        return _print_sdk_error(error)
+    return 0
 
 
 if __name__ == "__main__":

@@ -83,6 +83,18 @@ class Settings(BaseSettings):
         False,
         description="Let outbound calls (A2A, webhooks) reach loopback and private addresses.",
     )
+    mcp_wait_s: float = Field(
+        120.0,
+        gt=0,
+        description="How long an MCP asking tool waits for a person before it returns a "
+        "pending handle for `get_decision` (a call's `wait_seconds` overrides it).",
+    )
+    mcp_idle_s: float = Field(
+        600.0,
+        gt=0,
+        description="An agent using MCP over HTTP (`/mcp/`) stays online this long after its "
+        "client's last request ends.",
+    )
     log_level: str = Field("INFO", description="Python logging level.")
 
     @classmethod

@@ -100,6 +100,18 @@ class TaskStatusChanged(WireModel):
     error: str | None = Field(None, max_length=10_000)
 
 
+class TaskCreated(WireModel):
+    """A task the agent starts on its own (say, work an MCP client began in a terminal).
+
+    The hub assigns it to the sending agent, which then reports on it as on any other task.
+    """
+
+    title: str = Field(min_length=1, max_length=500)
+    description: str = Field("", max_length=10_000)
+    task_id: ObjectId | None = None
+    conversation_id: ObjectId | None = None
+
+
 class TaskChildCreated(WireModel):
     parent_task_id: ObjectId
     title: str = Field(min_length=1, max_length=500)
@@ -131,6 +143,7 @@ UPLINK_PAYLOADS: dict[str, type[WireModel]] = {
     "message.delta": MessageDelta,
     "task.accepted": TaskAccepted,
     "task.status_changed": TaskStatusChanged,
+    "task.created": TaskCreated,
     "task.child_created": TaskChildCreated,
     "interaction.requested": InteractionRequested,
     "artifact.created": ArtifactCreated,

@@ -29,11 +29,13 @@ from hub.protocol.lap import (
     MessageCreate,
     MessageDelta,
     TaskChildCreated,
+    TaskCreated,
 )
 
 # Uplink type → the log event type it appends.
 EVENT_TYPE_OF_UPLINK = {
     "message.create": "message.created",
+    "task.created": "task.created",
     "task.accepted": "task.accepted",
     "task.status_changed": "task.status_changed",
     "task.child_created": "task.child_created",
@@ -43,6 +45,7 @@ EVENT_TYPE_OF_UPLINK = {
 
 # The id an ack reports for each logged type, read back from the stored event's payload.
 _CREATED_ID = {
+    "task.created": "taskId",
     "message.created": "messageId",
     "task.child_created": "taskId",
     "artifact.created": "artifactId",
@@ -63,6 +66,8 @@ async def log_uplink(agent: Agent, envelope: Envelope, payload: WireModel) -> di
     """Append the event for a logged uplink type; returns the ``ack`` payload."""
     event_type = EVENT_TYPE_OF_UPLINK[envelope.type]
     body, task_id, conversation_id = _event_payload(envelope, payload)
+    if isinstance(payload, TaskCreated):
+        body["targetAgentId"] = agent.id  # an agent starts tasks for itself only
     result = await append_event(
         agent.workspace_id,
         event_type,
@@ -105,9 +110,11 @@ def _event_payload(
             )
         body["conversationId"] = conversation_id
         body.setdefault("messageId", new_id("message"))
-    elif isinstance(payload, TaskChildCreated):
+    elif isinstance(payload, TaskChildCreated | TaskCreated):
         body.setdefault("taskId", new_id("task"))
         task_id = body["taskId"]
+        if isinstance(payload, TaskCreated):
+            conversation_id = payload.conversation_id or envelope.conversation_id
     elif isinstance(payload, InteractionRequested):
         card: dict[str, Any] = body["interaction"]
         card.setdefault("id", new_id("interaction"))

@@ -1,0 +1,119 @@
+"""Asking a person through MCP, over stdio and streamable HTTP, against a live hub.
+
+Each test runs once per transport: the official MCP client calls the tools, the card shows
+up in the web inbox (JSON API) and in Telegram, and the answer given there comes back as
+the tool's result, with who, via what and when.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from tests.channels.peers import BotApiPeer
+from tests.mcp.conftest import ADA, eventually
+from tests.sdk.live import LiveHub
+
+
+async def waiting_card(hub: LiveHub, title: str) -> dict[str, Any]:
+    async def look() -> dict[str, Any] | None:
+        inbox = await hub.api("GET", "/inbox")
+        return next(
+            (
+                i["interaction"]
+                for i in inbox["waitingForMe"]
+                if i["interaction"]["card"]["title"] == title
+            ),
+            None,
+        )
+
+    return await eventually(look)  # type: ignore[no-any-return]
+
+
+async def test_an_approval_answered_on_the_web_returns_the_decision(
+    hub: LiveHub, bot_api: BotApiPeer, connect: Any, tmp_path: Path
+) -> None:
+    async with connect(hub, tmp_path / "agent") as agent:
+        call = await agent.call_in_background(
+            "request_approval",
+            action="Run the orders migration on production",
+            impact="Locks the orders table for about a minute",
+            risk="high",
+            details={"command": "alembic upgrade head"},
+        )
+        card = await waiting_card(hub, "Run the orders migration on production")
+        assert card["agentId"] == agent.agent_id and card["card"]["risk"] == "high"
+        telegram = await eventually(
+            lambda: next((m for m in bot_api.chat(ADA) if "orders migration" in m.text), None)
+        )
+        assert "Locks the orders table" in telegram.text
+
+        await hub.respond(card["id"], "approve", comment="Go, it is quiet now")
+        result, progress = await call
+
+    assert result["status"] == "decided" and result["approved"] is True
+    assert result["optionId"] == "approve" and result["comment"] == "Go, it is quiet now"
+    assert result["via"] == "api" and result["decidedBy"].startswith("user:")
+    assert result["decidedAt"] and result["handle"] == card["id"]
+    assert progress.seen, "the waiting call sent no progress notification"
+    await eventually(lambda: "Approved" in telegram.text or "approve" in telegram.text.lower())
+
+
+async def test_a_rejection_in_telegram_is_returned_as_a_rejection(
+    hub: LiveHub, bot_api: BotApiPeer, connect: Any, tmp_path: Path
+) -> None:
+    async with connect(hub, tmp_path / "agent") as agent:
+        call = await agent.call_in_background(
+            "request_approval", action="Delete the staging bucket", risk="medium"
+        )
+        telegram = await eventually(
+            lambda: next((m for m in bot_api.chat(ADA) if "staging bucket" in m.text), None)
+        )
+        query = bot_api.press(ADA, telegram, telegram.button("Reject")["callback_data"])
+        await eventually(lambda: query in bot_api.answers)
+        result, _ = await call
+
+    assert result["status"] == "decided"
+    assert result["approved"] is False and result["optionId"] == "reject"
+    assert result["via"] == "telegram"
+
+
+async def test_a_wait_that_runs_out_returns_a_handle_get_decision_resolves_later(
+    hub: LiveHub, bot_api: BotApiPeer, connect: Any, tmp_path: Path
+) -> None:
+    async with connect(hub, tmp_path / "agent") as agent:
+        first, _ = await agent.call(
+            "ask_choice",
+            question="Which region first?",
+            options=[{"id": "eu", "label": "Europe"}, {"id": "us", "label": "United States"}],
+            wait_seconds=0.3,
+        )
+        assert first["status"] == "pending" and first["handle"]
+        pending = await agent.client.read_resource("lineup://interactions/pending")
+        listed = json.loads(pending.contents[0].text)  # type: ignore[union-attr]
+        assert [p["handle"] for p in listed] == [first["handle"]]
+
+        await hub.api("POST", f"/interactions/{first['handle']}/respond", {"optionId": "us"})
+        later, _ = await agent.call("get_decision", handle=first["handle"], wait_seconds=30)
+
+    assert later["status"] == "decided" and later["optionId"] == "us"
+    assert later["via"] == "api" and later["handle"] == first["handle"]
+
+
+async def test_input_is_checked_against_its_format_before_it_is_returned(
+    hub: LiveHub, connect: Any, tmp_path: Path
+) -> None:
+    async with connect(hub, tmp_path / "agent") as agent:
+        call = await agent.call_in_background(
+            "ask_input", question="Which version do we ship?", format="pattern", pattern=r"\d+\.\d+"
+        )
+        card = await waiting_card(hub, "Which version do we ship?")
+        refused = await hub.http.post(
+            f"/api/v1/workspaces/{hub.workspace_id}/interactions/{card['id']}/respond",
+            json={"text": "soon"},
+        )
+        assert refused.status_code == 422
+        await hub.api("POST", f"/interactions/{card['id']}/respond", {"text": "2.4"})
+        result, _ = await call
+    assert result["status"] == "decided" and result["text"] == "2.4"
