@@ -12,7 +12,7 @@ import secrets
 from pathlib import Path
 from typing import Any
 
-from pydantic import Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 from pydantic_settings import (
     BaseSettings,
     PydanticBaseSettingsSource,
@@ -23,6 +23,16 @@ from pydantic_settings import (
 from hub.core.errors import ConfigurationError
 
 DEFAULT_DATA_DIR = Path("var")
+
+
+class PinnedRemoteAgent(BaseModel):
+    """A remote A2A agent the operator pins: it appears without anyone adding it."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    url: str = Field(min_length=1, max_length=2000)
+    workspace: str = Field("", description="Workspace id; empty: every workspace.")
+    secret: str = Field("", description="API key or bearer token, as the agent's card asks.")
 
 
 class Settings(BaseSettings):
@@ -79,6 +89,18 @@ class Settings(BaseSettings):
         description="Bot API server root; the hub calls `{root}/bot{token}/{method}`.",
     )
     a2a_enabled: bool = Field(False, description="Enable the A2A connector for remote agents.")
+    a2a_pinned: list[PinnedRemoteAgent] = Field(
+        default_factory=list,
+        description="Remote A2A agents pinned for people, as JSON: "
+        '`[{"url": "https://agent.example", "workspace": "ws_…", "secret": "…"}]` '
+        "(empty workspace: every workspace). Only pinned or added agents are ever listed.",
+    )
+    a2a_poll_interval_s: float = Field(
+        1.0,
+        gt=0,
+        description="First delay between `GetTask` polls of a remote agent that does not "
+        "stream; it doubles while nothing changes, up to 30 s.",
+    )
     outbound_allow_private: bool = Field(
         False,
         description="Let outbound calls (A2A, webhooks) reach loopback and private addresses.",

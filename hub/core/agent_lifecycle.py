@@ -19,13 +19,21 @@ from typing import Any
 
 from hub.core.errors import Conflict, Gone, InvalidInput, NotFound, Unauthorized
 from hub.core.models import Agent, AgentStatus, Event, PairingCode
+from hub.core.remote_models import RemoteAgent
 
 Connection = Any
 Handler = Callable[[Event, Connection], Awaitable[None]]
 _HANDLERS: dict[str, Handler] = {}
 
 AGENT_EVENT_TYPES = frozenset(
-    {"agent.paired", "agent.confirmed", "agent.online", "agent.offline", "agent.revoked"}
+    {
+        "agent.paired",
+        "agent.remote_added",
+        "agent.confirmed",
+        "agent.online",
+        "agent.offline",
+        "agent.revoked",
+    }
 )
 
 
@@ -97,6 +105,47 @@ async def _paired(event: Event, connection: Connection) -> None:
         if code is not None and code.used_at is None:
             raise pairing_code_expired()
         raise pairing_code_used()
+
+
+@_handles("agent.remote_added")
+async def _remote_added(event: Event, connection: Connection) -> None:
+    # A person added it by URL (or configuration pinned it): named by its card, and
+    # confirmed by that act, so it never waits as "pending". Its key never enters the log:
+    # hub.core.remote_agents seals it into the RemoteAgent row after this commits.
+    payload = event.payload
+    remote = payload["remote"]
+    if await (
+        RemoteAgent.filter(workspace_id=event.workspace_id, url=remote["url"])
+        .using_db(connection)
+        .exists()
+    ):
+        raise Conflict("This remote agent was added already.", code="remote_agent_exists")
+    await Agent.create(
+        using_db=connection,
+        id=payload["agentId"],
+        workspace_id=event.workspace_id,
+        name=payload["name"],
+        runtime=payload.get("runtime") or "a2a",
+        version=payload.get("version") or "",
+        capabilities=list(payload.get("capabilities") or []),
+        status=AgentStatus.ONLINE,
+        created_at=event.recorded_at,
+        confirmed_at=event.recorded_at,
+    )
+    await RemoteAgent.create(
+        using_db=connection,
+        id=payload["agentId"],
+        workspace_id=event.workspace_id,
+        url=remote["url"],
+        endpoint_url=remote["endpointUrl"],
+        protocol_version=remote["protocolVersion"],
+        streaming=bool(remote.get("streaming")),
+        card=remote.get("card") or {},
+        pinned=bool(remote.get("pinned")),
+        auth_scheme=remote.get("authScheme") or "",
+        last_contact_at=event.recorded_at,
+        created_at=event.recorded_at,
+    )
 
 
 @_handles("agent.confirmed")

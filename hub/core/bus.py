@@ -132,6 +132,10 @@ class EventBus:
         """A synchronous hook called for every event of every workspace (channels, metrics)."""
         self._listeners.append(listener)
 
+    def remove_listener(self, listener: Callable[[PublishedEvent], None]) -> None:
+        if listener in self._listeners:
+            self._listeners.remove(listener)
+
     def publish(self, event: PublishedEvent) -> None:
         for subscription in list(self._subscribers.get(event.workspace_id, ())):
             if not subscription.accepts(event):

@@ -22,6 +22,8 @@ from tortoise.migrations.api import migrate as run_migrations
 MODELS_MODULE = "hub.core.models"
 # Notification and outside-surface state: entities of their own, kept apart from the log's.
 NOTIFICATION_MODELS_MODULE = "hub.core.notification_models"
+# Remote (A2A) agents' cards, sealed keys and call ledger.
+REMOTE_MODELS_MODULE = "hub.core.remote_models"
 MIGRATIONS_MODULE = "hub.core.migrations"
 
 # WAL lets readers run beside the writer; a busy timeout turns "database is locked" into a
@@ -45,7 +47,7 @@ def tortoise_config(database_url: str) -> dict[str, Any]:
         "connections": {"default": normalise_url(database_url)},
         "apps": {
             "models": {
-                "models": [MODELS_MODULE, NOTIFICATION_MODELS_MODULE],
+                "models": [MODELS_MODULE, NOTIFICATION_MODELS_MODULE, REMOTE_MODELS_MODULE],
                 "migrations": MIGRATIONS_MODULE,
                 "default_connection": "default",
             }

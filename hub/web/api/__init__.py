@@ -21,6 +21,7 @@ from hub.web.api import (
     inbox,
     interactions,
     notification_preferences,
+    remote_agents,
     tasks,
     workspaces,
 )
@@ -37,6 +38,7 @@ BLUEPRINTS = (
     events.blueprint,
     notification_preferences.blueprint,
     channel_links.blueprint,
+    remote_agents.blueprint,
 )
 
 
