@@ -1,0 +1,243 @@
+"""Load generators, each run as its own process so that clients never share the hub's CPU
+time slice in one interpreter: ``python -m benchmarks.load ROLE '<json arguments>'``.
+
+Roles print one JSON line with their figures (and ``ready`` first when the orchestrator must
+wait for them to connect):
+
+* ``sender`` — agent sockets sending ``message.create`` frames stamped with
+  ``time.monotonic_ns()`` (one clock for every process on this machine), either at a fixed
+  total rate (open loop: send times do not wait for acks) or as fast as acks allow with a
+  window of frames in flight per socket;
+* ``reader`` — client sockets on ``/ws/client`` timing each stamped message's arrival;
+* ``idle`` — agent sockets that only say hello and send heartbeats;
+* ``fanout_floor`` / ``idle_floor`` — the same against the bare echo server.
+
+Arguments come in a JSON file (thousands of credentials do not fit in one argv string).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import sys
+import time
+import uuid
+from typing import Any
+
+import websockets
+
+HELLO = {"runtime": "bench", "agentVersion": "1", "capabilities": []}
+
+
+def _envelope(kind: str, payload: dict[str, Any]) -> str:
+    return json.dumps({"id": uuid.uuid4().hex, "type": kind, "version": "0.1", "payload": payload})
+
+
+async def _agent_socket(url: str, credential: str) -> Any:
+    socket = await websockets.connect(
+        url.replace("http", "ws", 1) + "/lap/v0.1",
+        additional_headers={"Authorization": f"Bearer {credential}"},
+        max_size=None,
+        open_timeout=120,
+    )
+    await socket.send(_envelope("agent.hello", HELLO))
+    while True:
+        frame = json.loads(await socket.recv())
+        if frame["type"] == "agent.welcome":
+            return socket, frame["payload"]
+        if frame["type"] == "error":
+            raise RuntimeError(frame["payload"])
+
+
+async def sender(args: dict[str, Any]) -> dict[str, Any]:
+    sockets = [(await _agent_socket(args["url"], c))[0] for c in args["credentials"]]
+    conversation, tag = args["conversation_id"], args["tag"]
+    seconds, rate, window = args["seconds"], args.get("rate", 0), args.get("window", 8)
+    sent = acked = errors = 0
+    in_flight = [asyncio.Semaphore(window) for _ in sockets]
+
+    def frame() -> str:
+        content = f"bench:{tag}:{time.monotonic_ns()}"
+        return _envelope("message.create", {"content": content, "conversationId": conversation})
+
+    async def read_acks(index: int) -> None:
+        nonlocal acked, errors
+        async for raw in sockets[index]:
+            kind = json.loads(raw)["type"]
+            if kind == "ack":
+                acked += 1
+                in_flight[index].release()
+            elif kind == "error":
+                errors += 1
+                in_flight[index].release()
+
+    readers = [asyncio.create_task(read_acks(i)) for i in range(len(sockets))]
+    started = time.perf_counter()
+    deadline = started + seconds
+    if rate:
+        interval, n = 1.0 / rate, 0
+        while (now := time.perf_counter()) < deadline:
+            due = started + n * interval
+            if due > now:
+                await asyncio.sleep(due - now)
+            await sockets[n % len(sockets)].send(frame())
+            sent, n = sent + 1, n + 1
+    else:
+
+        async def pump(index: int) -> None:
+            nonlocal sent
+            while time.perf_counter() < deadline:
+                await in_flight[index].acquire()
+                await sockets[index].send(frame())
+                sent += 1
+
+        await asyncio.gather(*(pump(i) for i in range(len(sockets))))
+    elapsed = time.perf_counter() - started
+    for _ in range(200):  # let the last acks arrive
+        if acked + errors >= sent:
+            break
+        await asyncio.sleep(0.05)
+    for task in readers:
+        task.cancel()
+    for socket in sockets:
+        await socket.close()
+    return {"sent": sent, "acked": acked, "errors": errors, "seconds": elapsed}
+
+
+async def reader(args: dict[str, Any]) -> dict[str, Any]:
+    url = (
+        args["url"].replace("http", "ws", 1)
+        + f"/ws/client?workspace={args['workspace']}&after={args['after']}"
+    )
+    headers = {"Authorization": f"Bearer {args['token']}"}
+    prefix, expect = f"bench:{args['tag']}:", args["expect"]
+    sockets = await _connect_many(
+        args.get("sockets", 1),
+        lambda: websockets.connect(
+            url, additional_headers=headers, max_size=None, open_timeout=120
+        ),
+    )
+    print("ready", flush=True)
+    latest: dict[str, float] = {}  # sent stamp -> latency to the last socket here (ms)
+    samples: list[float] = []
+
+    async def listen(socket: Any) -> None:
+        seen = 0
+        async for raw in socket:
+            received = time.monotonic_ns()
+            event = json.loads(raw)
+            content = (event.get("payload") or {}).get("content")
+            if event.get("type") != "message.created" or not str(content).startswith(prefix):
+                continue
+            stamp = content[len(prefix) :]
+            latency = (received - int(stamp)) / 1e6
+            samples.append(latency)
+            latest[stamp] = max(latest.get(stamp, 0.0), latency)
+            seen += 1
+            if seen >= expect:
+                return
+
+    # A reader that missed events reports fewer samples rather than hanging the run.
+    with contextlib.suppress(TimeoutError):
+        await asyncio.wait_for(
+            asyncio.gather(*(listen(s) for s in sockets)), timeout=args.get("timeout", 120)
+        )
+    for socket in sockets:
+        await socket.close()
+    return {
+        "received": len(samples),
+        "latencies": samples if len(sockets) == 1 else [],
+        "last": latest,
+    }
+
+
+async def _connect_many(count: int, connect: Any, at_once: int = 20) -> list[Any]:
+    """Open ``count`` sockets, ``at_once`` handshakes in flight: like many real clients, but
+    without a thundering herd that would only measure the listen backlog."""
+    gate = asyncio.Semaphore(at_once)
+
+    async def one() -> Any:
+        async with gate:
+            return await connect()
+
+    return list(await asyncio.gather(*(one() for _ in range(count))))
+
+
+async def idle(args: dict[str, Any]) -> dict[str, Any]:
+    gate = asyncio.Semaphore(20)
+
+    async def one(credential: str) -> tuple[Any, dict[str, Any]]:
+        async with gate:
+            return await _agent_socket(args["url"], credential)
+
+    opened = await asyncio.gather(*(one(c) for c in args["credentials"]))
+    connected = [socket for socket, _ in opened]
+    interval = opened[0][1]["heartbeatIntervalS"] if opened else 25.0
+    print("ready", flush=True)
+
+    async def beat(socket: Any) -> None:
+        while True:
+            await asyncio.sleep(interval)
+            await socket.send(_envelope("agent.heartbeat", {}))
+            # Drain acks so the hub never waits on a full socket buffer.
+            while True:
+                try:
+                    await asyncio.wait_for(socket.recv(), timeout=0.001)
+                except TimeoutError:
+                    break
+
+    beats = [asyncio.create_task(beat(s)) for s in connected]
+    await asyncio.sleep(args["hold_seconds"])
+    for task in beats:
+        task.cancel()
+    for socket in connected:
+        await socket.close()
+    return {"connections": len(connected)}
+
+
+async def fanout_floor(args: dict[str, Any]) -> dict[str, Any]:
+    """Sockets on the bare echo server, timing each broadcast frame's arrival."""
+    sockets = await _connect_many(
+        args["sockets"], lambda: websockets.connect(args["url"], open_timeout=120)
+    )
+    print("ready", flush=True)
+    latest: dict[str, float] = {}
+
+    async def listen(socket: Any) -> None:
+        for _ in range(args["expect"]):
+            raw = await socket.recv()
+            received = time.monotonic_ns()
+            stamp = str(raw).split(":", 1)[1]
+            latest[stamp] = max(latest.get(stamp, 0.0), (received - int(stamp)) / 1e6)
+
+    with contextlib.suppress(TimeoutError):
+        await asyncio.wait_for(asyncio.gather(*(listen(s) for s in sockets)), timeout=120)
+    for socket in sockets:
+        await socket.close()
+    return {"last": latest}
+
+
+async def idle_floor(args: dict[str, Any]) -> dict[str, Any]:
+    sockets = await _connect_many(
+        args["sockets"], lambda: websockets.connect(args["url"], open_timeout=120)
+    )
+    print("ready", flush=True)
+    await asyncio.sleep(args["hold_seconds"])
+    for socket in sockets:
+        await socket.close()
+    return {"connections": len(sockets)}
+
+
+ROLES = {
+    "sender": sender,
+    "reader": reader,
+    "idle": idle,
+    "fanout_floor": fanout_floor,
+    "idle_floor": idle_floor,
+}
+
+if __name__ == "__main__":
+    with open(sys.argv[2]) as arguments_file:
+        role, arguments = sys.argv[1], json.load(arguments_file)
+    print(json.dumps(asyncio.run(ROLES[role](arguments))), flush=True)

@@ -1,0 +1,474 @@
+"""``make bench``: the hub's speed and memory beside the floor of this machine, one run.
+
+Each backend is measured in a process of its own (Tortoise keeps one backend per process):
+``python -m benchmarks.run`` runs SQLite, then PostgreSQL when ``LINEUP_TEST_DATABASE_URL``
+names a server (``make bench`` starts one with fsync on), prints the table and writes JSON.
+
+The hub runs as ``lineup serve`` in its own process; every client runs in other processes
+(``benchmarks.load``). Figures are medians and percentiles of many samples; ratios divide
+each figure by its floor measured minutes earlier on the same machine.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import math
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from benchmarks.floor import commit_floor, echo_round_trips
+from benchmarks.stats import ratio, summary
+
+ROOT = Path(__file__).resolve().parents[1]
+INGEST_AGENTS = (1, 10, 100)
+TARGETS = {
+    "latency_50_p95_ms": "≤ 10 ms and ≤ 5× floor",
+    "ingest_100_per_s": "≥ 3,000/s",
+    "fanout_p95_ms": "≤ 250 ms",
+    "idle_kib_per_connection": "≤ 64 KiB",
+}
+
+
+class Profile:
+    def __init__(self, quick: bool) -> None:
+        self.seconds = 4 if quick else 10
+        self.ingest_seconds = 4 if quick else 8
+        self.fanout_clients = 200 if quick else 1000
+        self.idle_agents = 500 if quick else 5000
+        self.fanout_events = 20
+
+
+def _say(message: str) -> None:
+    print(f"bench: {message}", file=sys.stderr, flush=True)
+
+
+def _rss_kib(pid: int) -> int:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1])
+    raise RuntimeError("no VmRSS")
+
+
+class Worker:
+    """One ``benchmarks.load`` process."""
+
+    def __init__(self, role: str, arguments: dict[str, Any], scratch: Path) -> None:
+        handle, path = tempfile.mkstemp(suffix=".json", dir=scratch)
+        with os.fdopen(handle, "w") as file:
+            json.dump(arguments, file)
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "benchmarks.load", role, path],
+            cwd=ROOT,
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+
+    def wait_ready(self, timeout: float = 300) -> None:
+        assert self.process.stdout is not None
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            line = self.process.stdout.readline()
+            if line.strip() == "ready":
+                return
+            if not line and self.process.poll() is not None:
+                raise RuntimeError("load worker exited before it was ready")
+        raise RuntimeError("load worker not ready in time")
+
+    def result(self, timeout: float = 300) -> dict[str, Any]:
+        out, _ = self.process.communicate(timeout=timeout)
+        return dict(json.loads(out.strip().splitlines()[-1]))
+
+    def stop(self) -> None:
+        if self.process.poll() is None:
+            self.process.kill()
+            self.process.wait()
+
+
+async def _seed(url: str, profile: Profile, secret_key: str) -> dict[str, Any]:
+    from hub.core.accounts import create_api_token, create_user
+    from hub.core.agents import redeem_pairing_code
+    from hub.core.credentials import hash_token, new_token
+    from hub.core.events import append_event
+    from hub.core.ids import new_id
+    from hub.core.models import Agent, AgentStatus
+    from hub.core.pairing import create_pairing_code
+    from hub.testing import opened
+
+    async with opened(url):
+        user, workspace = await create_user("bench@example.com", "correct horse", "Bench")
+        _, token = await create_api_token(user, "bench")
+        conversation_id = new_id("conversation")
+        await append_event(
+            workspace.id,
+            "conversation.created",
+            {"conversationId": conversation_id, "title": "bench", "agentIds": []},
+            actor=f"user:{user.id}",
+        )
+        credentials = []
+        for n in range(max(INGEST_AGENTS)):
+            code, _ = await create_pairing_code(workspace.id, secret_key=secret_key, ttl_s=600)
+            _, credential = await redeem_pairing_code(
+                code,
+                name=f"bench-{n}",
+                runtime="bench",
+                version="1",
+                capabilities=[],
+                secret_key=secret_key,
+            )
+            credentials.append(credential)
+        # Idle agents are fixtures, not the subject: written directly, not paired one by one.
+        idle = [new_token("lu_agent") for _ in range(profile.idle_agents)]
+        await Agent.bulk_create(
+            [
+                Agent(
+                    id=new_id("agent"),
+                    workspace_id=workspace.id,
+                    name=f"idle-{n}",
+                    runtime="bench",
+                    status=AgentStatus.OFFLINE,
+                    credential_hash=hash_token(secret),
+                )
+                for n, secret in enumerate(idle)
+            ],
+            batch_size=500,
+        )
+    return {
+        "workspace": workspace.id,
+        "token": token,
+        "conversation": conversation_id,
+        "credentials": credentials,
+        "idle": idle,
+    }
+
+
+async def _last_sequence(url: str, workspace_id: str) -> int:
+    from hub.core.events import last_sequence
+    from hub.testing import opened
+
+    async with opened(url):
+        return await last_sequence(workspace_id)
+
+
+async def measure(backend: str, profile: Profile) -> dict[str, Any]:
+    from hub.testing import HubProcess, TestDatabases, free_port
+
+    secret_key = "bench-secret-key-" + "b" * 32
+    scratch = Path(tempfile.mkdtemp(prefix="lineup-bench-"))
+    postgres = os.environ.get("LINEUP_TEST_DATABASE_URL") if backend == "postgres" else None
+    databases = TestDatabases(scratch, postgres)
+    url = await databases.create()
+    if postgres:
+        url += "?minsize=5&maxsize=40"
+    os.environ["LINEUP_SECRET_KEY"] = secret_key
+    seed = await _seed(url, profile, secret_key)
+    results: dict[str, Any] = {"backend": backend}
+
+    echo_port = free_port()
+    echo = subprocess.Popen(
+        [sys.executable, "-m", "benchmarks.floor", "serve", str(echo_port)], cwd=ROOT
+    )
+    hub = HubProcess(
+        url,
+        scratch / "hub",
+        LINEUP_SECRET_KEY=secret_key,
+        LINEUP_HEARTBEAT_INTERVAL_S="5",
+        LINEUP_LOG_LEVEL="WARNING",
+    )
+    workers: list[Worker] = []
+    try:
+        await asyncio.sleep(1.0)
+        echo_url = f"ws://127.0.0.1:{echo_port}/"
+        _say(f"{backend}: floor")
+        results["floor_echo_ms"] = await echo_round_trips(echo_url)
+        results["floor_commit"] = {
+            str(n): await commit_floor(url, n, profile.ingest_seconds / 2) for n in INGEST_AGENTS
+        }
+        hub.start()
+        base = {"url": hub.url, "conversation_id": seed["conversation"]}
+
+        for rate in (50, 500):
+            _say(f"{backend}: latency at {rate}/s")
+            after = await _last_sequence(url, seed["workspace"])
+            expected = rate * profile.seconds
+            reader = Worker(
+                "reader",
+                {
+                    "url": hub.url,
+                    "token": seed["token"],
+                    "workspace": seed["workspace"],
+                    "after": after,
+                    "tag": f"lat{rate}",
+                    "expect": expected,
+                },
+                scratch,
+            )
+            workers.append(reader)
+            reader.wait_ready()
+            sender = Worker(
+                "sender",
+                {
+                    **base,
+                    "credentials": seed["credentials"][:1],
+                    "tag": f"lat{rate}",
+                    "rate": rate,
+                    "seconds": profile.seconds,
+                },
+                scratch,
+            )
+            workers.append(sender)
+            sent = sender.result()
+            got = reader.result()
+            results[f"latency_{rate}"] = {
+                **summary(got["latencies"]),
+                "sent": sent["sent"],
+                "errors": sent["errors"],
+            }
+
+        for agents in INGEST_AGENTS:
+            _say(f"{backend}: ingest with {agents} agents")
+            sender = Worker(
+                "sender",
+                {
+                    **base,
+                    "credentials": seed["credentials"][:agents],
+                    "tag": f"ingest{agents}",
+                    "window": 8,
+                    "seconds": profile.ingest_seconds,
+                },
+                scratch,
+            )
+            workers.append(sender)
+            done = sender.result()
+            results[f"ingest_{agents}"] = {
+                "per_s": done["acked"] / done["seconds"],
+                "errors": done["errors"],
+            }
+
+        _say(f"{backend}: fan-out to {profile.fanout_clients} clients")
+        results["fanout"] = await _fanout(hub.url, echo_url, seed, url, profile, scratch, workers)
+
+        _say(f"{backend}: {profile.idle_agents} idle agent connections")
+        before = _rss_kib(hub.process.pid)  # type: ignore[union-attr]
+        per_process = 1000
+        idle_workers = [
+            Worker(
+                "idle",
+                {
+                    "url": hub.url,
+                    "credentials": seed["idle"][i : i + per_process],
+                    "hold_seconds": 15,
+                },
+                scratch,
+            )
+            for i in range(0, len(seed["idle"]), per_process)
+        ]
+        workers.extend(idle_workers)
+        for worker in idle_workers:
+            worker.wait_ready()
+        await asyncio.sleep(11)  # two heartbeats each
+        after_rss = _rss_kib(hub.process.pid)  # type: ignore[union-attr]
+        results["idle_kib_per_connection"] = (after_rss - before) / len(seed["idle"])
+        for worker in idle_workers:
+            worker.result()
+
+        echo_before = _rss_kib(echo.pid)
+        floor_idle = [
+            Worker(
+                "idle_floor", {"url": echo_url, "sockets": per_process, "hold_seconds": 8}, scratch
+            )
+            for _ in range(0, len(seed["idle"]), per_process)
+        ]
+        workers.extend(floor_idle)
+        for worker in floor_idle:
+            worker.wait_ready()
+        await asyncio.sleep(2)
+        results["floor_idle_kib_per_connection"] = (_rss_kib(echo.pid) - echo_before) / len(
+            seed["idle"]
+        )
+        for worker in floor_idle:
+            worker.result()
+    finally:
+        for worker in workers:
+            worker.stop()
+        hub.stop()
+        echo.kill()
+        echo.wait()
+        await databases.drop(url.split("?")[0])
+        await databases.close()
+    return results
+
+
+async def _fanout(
+    hub_url: str,
+    echo_url: str,
+    seed: dict[str, Any],
+    url: str,
+    profile: Profile,
+    scratch: Path,
+    workers: list[Worker],
+) -> dict[str, Any]:
+    processes = 4
+    per_process = profile.fanout_clients // processes
+    events = profile.fanout_events
+    after = await _last_sequence(url, seed["workspace"])
+    readers = [
+        Worker(
+            "reader",
+            {
+                "url": hub_url,
+                "token": seed["token"],
+                "workspace": seed["workspace"],
+                "after": after,
+                "tag": "fan",
+                "expect": events,
+                "sockets": per_process,
+            },
+            scratch,
+        )
+        for _ in range(processes)
+    ]
+    workers.extend(readers)
+    for reader in readers:
+        reader.wait_ready()
+    sender = Worker(
+        "sender",
+        {
+            "url": hub_url,
+            "conversation_id": seed["conversation"],
+            "credentials": seed["credentials"][:1],
+            "tag": "fan",
+            "rate": 4,
+            "seconds": events / 4,
+        },
+        scratch,
+    )
+    workers.append(sender)
+    sender.result()
+    last = _merge_last([r.result() for r in readers])
+
+    floor_readers = [
+        Worker("fanout_floor", {"url": echo_url, "sockets": per_process, "expect": events}, scratch)
+        for _ in range(processes)
+    ]
+    workers.extend(floor_readers)
+    for reader in floor_readers:
+        reader.wait_ready()
+    import websockets
+
+    async with websockets.connect(echo_url) as socket:
+        for _ in range(events):
+            await socket.send(f"broadcast:{time.monotonic_ns()}")
+            await asyncio.sleep(0.25)
+    floor = _merge_last([r.result() for r in floor_readers])
+    return {
+        "clients": per_process * processes,
+        "to_last": summary(last),
+        "floor_to_last": summary(floor),
+    }
+
+
+def _merge_last(results: list[dict[str, Any]]) -> list[float]:
+    merged: dict[str, float] = {}
+    for result in results:
+        for stamp, latency in result["last"].items():
+            merged[stamp] = max(merged.get(stamp, 0.0), latency)
+    return list(merged.values())
+
+
+def table(runs: list[dict[str, Any]]) -> str:
+    header = "| figure | " + " | ".join(f"{r['backend']} | ×floor" for r in runs) + " | target |"
+    lines = [header, "|" + " --- |" * (2 + 2 * len(runs))]
+
+    def row(name: str, target: str, pick: Any) -> None:
+        cells = []
+        for run in runs:
+            value, floor = pick(run)
+            cells.append(
+                f"{value:,.2f} | {ratio(value, floor):,.1f}"
+                if not math.isnan(value)
+                else "n/a | n/a"
+            )
+        lines.append(f"| {name} | " + " | ".join(cells) + f" | {target} |")
+
+    def floor_latency(run: dict[str, Any], key: str) -> float:
+        return float(run["floor_echo_ms"][key] + run["floor_commit"]["1"][key])
+
+    for rate in (50, 500):
+        for key in ("p50", "p95", "p99"):
+            row(
+                f"uplink→client {key} ms @{rate}/s",
+                TARGETS["latency_50_p95_ms"] if (rate, key) == (50, "p95") else "",
+                lambda r, k=key, q=rate: (r[f"latency_{q}"][k], floor_latency(r, k)),
+            )
+    for agents in INGEST_AGENTS:
+        row(
+            f"durable ingest events/s, {agents} agents",
+            TARGETS["ingest_100_per_s"] if agents == 100 else "",
+            lambda r, a=agents: (r[f"ingest_{a}"]["per_s"], r["floor_commit"][str(a)]["per_s"]),
+        )
+    for key in ("p50", "p95"):
+        row(
+            f"fan-out to last client {key} ms",
+            TARGETS["fanout_p95_ms"] if key == "p95" else "",
+            lambda r, k=key: (r["fanout"]["to_last"][k], r["fanout"]["floor_to_last"][k]),
+        )
+    row(
+        "KiB per idle agent connection",
+        TARGETS["idle_kib_per_connection"],
+        lambda r: (r["idle_kib_per_connection"], r["floor_idle_kib_per_connection"]),
+    )
+    return "\n".join(lines)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--backend", choices=["sqlite", "postgres", "both"], default="both")
+    parser.add_argument("--quick", action="store_true", help="a smaller, faster profile")
+    parser.add_argument("--json", type=Path, default=ROOT / "benchmarks" / "results.json")
+    args = parser.parse_args()
+    if args.backend != "both":
+        result = asyncio.run(measure(args.backend, Profile(args.quick)))
+        args.json.write_text(json.dumps(result, indent=2))
+        return 0
+    backends = ["sqlite"] + (["postgres"] if os.environ.get("LINEUP_TEST_DATABASE_URL") else [])
+    runs = []
+    for backend in backends:
+        out = args.json.with_name(f"results-{backend}.json")
+        command = [
+            sys.executable,
+            "-m",
+            "benchmarks.run",
+            "--backend",
+            backend,
+            "--json",
+            str(out),
+        ] + (["--quick"] if args.quick else [])
+        subprocess.run(command, cwd=ROOT, check=True)
+        runs.append(json.loads(out.read_text()))
+        out.unlink()
+    args.json.write_text(json.dumps({"machine": _machine(), "runs": runs}, indent=2))
+    print(table(runs))
+    print(f"\nwritten to {args.json}")
+    return 0
+
+
+def _machine() -> dict[str, Any]:
+    import platform
+
+    return {
+        "cpus": os.cpu_count(),
+        "python": platform.python_version(),
+        "platform": platform.platform(),
+        "when": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+    }
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
