@@ -8,6 +8,9 @@ core's services, and drives everything a person does through the JSON API over H
 from __future__ import annotations
 
 import contextlib
+import os
+import signal
+import time
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -44,9 +47,15 @@ class LiveHub:
         return code
 
     async def api(self, method: str, path: str, body: dict[str, Any] | None = None) -> Any:
-        response = await self.http.request(
-            method, f"/api/v1/workspaces/{self.workspace_id}{path}", json=body
-        )
+        try:
+            response = await self.http.request(
+                method, f"/api/v1/workspaces/{self.workspace_id}{path}", json=body
+            )
+        except httpx.TimeoutException:
+            raise AssertionError(
+                f"{method} {path}: the hub did not answer in time. Where it was:\n"
+                + stacks_of(self.process)
+            ) from None
         if response.status_code >= 400:
             raise AssertionError(f"{method} {path} → {response.status_code}: {response.text}")
         return response.json()
@@ -71,6 +80,18 @@ class LiveHub:
         return await self.api("POST", f"/interactions/{interaction_id}/respond", body)
 
 
+def stacks_of(process: HubProcess) -> str:
+    """Stop a stuck hub with SIGABRT; with PYTHONFAULTHANDLER set it prints every thread's
+    stack into its log, which this returns (the end of it)."""
+    assert process.process is not None
+    with contextlib.suppress(ProcessLookupError):
+        os.kill(process.process.pid, signal.SIGABRT)
+    with contextlib.suppress(Exception):
+        process.process.wait(5)
+    time.sleep(0.2)
+    return process.log()[-20_000:]
+
+
 @contextlib.asynccontextmanager
 async def live_hub(database_url: str, data_dir: Path, **env: str) -> AsyncIterator[LiveHub]:
     """A hub process on ``database_url`` (opened in this process too) with one person."""
@@ -79,6 +100,7 @@ async def live_hub(database_url: str, data_dir: Path, **env: str) -> AsyncIterat
     settings = {
         "LINEUP_HEARTBEAT_INTERVAL_S": str(HEARTBEAT_INTERVAL_S),
         "LINEUP_LOG_LEVEL": "INFO",
+        "PYTHONFAULTHANDLER": "1",  # a hub that stops answering can be asked where it is
         **env,
     }
     process = HubProcess(database_url, data_dir, **settings)

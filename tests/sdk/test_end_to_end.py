@@ -62,6 +62,42 @@ async def test_a_refused_pairing_code_is_a_clear_error(hub: LiveHub, tmp_path: P
     assert refused.value.code == "pairing_code_unknown" and refused.value.hint
 
 
+async def test_a_cancel_from_the_person_stops_the_demo_and_is_confirmed(
+    hub: LiveHub, tmp_path: Path
+) -> None:
+    agent = sdk_agent(hub, tmp_path / "agent", pairing_code=await hub.pairing_code(), name="Demo")
+    demo.install(agent, pause_s=0, say=lambda line: None)
+    async with agent:
+        assert agent.agent_id is not None
+        task_id = await hub.task(agent.agent_id, "Tidy the dependencies")
+        card = await _pending_interaction(task_id)
+        await hub.api("POST", f"/tasks/{task_id}/cancel", {"reason": "not today"})
+        await _task_status(task_id, "cancelled")
+    assert (await Interaction.get(id=card.id)).status == InteractionStatus.CANCELLED
+    statuses = [
+        e.payload.get("status")
+        for e in await events_of(hub.workspace_id, task_id=task_id, type="task.status_changed")
+    ]
+    assert statuses.count("cancelled") == 1 and "succeeded" not in statuses
+
+
+async def test_a_revoked_agent_stops_with_a_clear_error_and_stays_out(
+    hub: LiveHub, tmp_path: Path
+) -> None:
+    agent = sdk_agent(hub, tmp_path / "agent", pairing_code=await hub.pairing_code(), name="x")
+    await agent.start()
+    assert agent.agent_id is not None
+    running = asyncio.create_task(agent.run())
+    await hub.api("POST", f"/agents/{agent.agent_id}/revoke")
+    with pytest.raises(AuthenticationFailed) as revoked:
+        await asyncio.wait_for(running, 30)
+    assert revoked.value.code == "credential_revoked"
+    again = sdk_agent(hub, tmp_path / "agent")  # the saved, now revoked, credential
+    with pytest.raises(AuthenticationFailed) as refused:
+        await again.start()
+    assert refused.value.code == "credential_revoked" and refused.value.hint
+
+
 async def _pending_interaction(task_id: str) -> Interaction:
     found: list[Interaction] = []
 
