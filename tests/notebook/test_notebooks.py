@@ -69,7 +69,7 @@ async def test_the_agent_notebook_waits_for_an_approval_given_on_the_web(
     saved = outputs_text(client)
     assert "Traceback" not in saved, saved
     assert "2 duplicates: ids [3, 5]" in saved
-    assert "Decision: approve" in saved and "via api" in saved
+    assert "Decision: approve via api (go ahead)" in saved
     assert "Deleted 2 duplicates; 4 orders remain" in saved
     # The rich display of the task, as the hub recorded it.
     assert "Deduplicate the orders table" in saved and "succeeded" in saved
