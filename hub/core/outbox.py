@@ -110,8 +110,9 @@ class OutboxWorker:
             if handled:
                 continue
             self._wake.clear()
+            timeout = await self._idle_timeout()
             with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._wake.wait(), timeout=await self._idle_timeout())
+                await asyncio.wait_for(self._wake.wait(), timeout=timeout)
 
     async def _idle_timeout(self) -> float:
         """Sleep until the next row is due (or the poll interval, whichever is sooner)."""

@@ -27,12 +27,14 @@ async def test_fifty_three_way_races_each_end_with_one_decision(
     winners: Counter[str] = Counter()
     async with make_hub(**settings) as hub:
         await hub.link_telegram(hub.owner, bot_api, ADA)
-        for round_ in range(ROUNDS):
-            title = f"Deploy build {round_}?"
-            interaction_id = await hub.ask(title=title)
+        # All the cards first, so that their delivery overlaps; then one race per card.
+        titles = [f"Deploy build {round_}?" for round_ in range(ROUNDS)]
+        asked = {title: await hub.ask(title=title) for title in titles}
+        await eventually(lambda: len(smtp.messages) == ROUNDS, within=120)
+        for title in titles:
+            interaction_id = asked[title]
             link = mail_links(await mail_for(smtp, hub.owner, title))["Approve"]
             card = await telegram_card(bot_api, ADA, title)
-
             data = card.button("Approve")["callback_data"]
 
             async def by_telegram(data: str = data, card: SentMessage = card) -> str:
