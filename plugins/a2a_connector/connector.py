@@ -62,7 +62,8 @@ class Connector:
         self, workspace_id: str, url: str, *, pinned: bool, secret: str | None, by: str
     ) -> dict[str, Any]:
         allow = self.settings.outbound_allow_private
-        await check_outbound_url(url.strip(), allow_private=allow)
+        url = url.strip().rstrip("/")  # one agent per address, however it was typed
+        await check_outbound_url(url, allow_private=allow)
         found = await fetch_card(url, allow_private=allow)
         agent = await add_remote_agent(
             workspace_id,

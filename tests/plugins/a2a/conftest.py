@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import itertools
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -79,39 +79,47 @@ class Person:
         return detail
 
 
-HubFactory = Callable[..., Awaitable[TestAppProtocol]]
+class Hubs:
+    """Start a hub (``await hubs.start(**settings)``) and stop it; one runs at a time, as
+    the ORM keeps one global context per process. Whatever runs is stopped at the end."""
 
+    def __init__(self, database_url: str, data_dir: Path) -> None:
+        self.database_url = database_url
+        self.data_dir = data_dir
+        self._running: Any = None
 
-@pytest.fixture
-async def hub_factory(
-    database_url: str, tmp_path: Path
-) -> AsyncIterator[Callable[..., Any]]:
-    """Start hubs (``await start(**settings)``); each is stopped at the end of the test."""
-    running: list[Any] = []
-
-    async def start(**overrides: Any) -> TestAppProtocol:
+    async def start(self, **overrides: Any) -> TestAppProtocol:
+        await self.stop()
         settings = load_settings(
-            database_url=database_url,
-            data_dir=tmp_path,
-            secret_key=SECRET,
-            a2a_enabled=True,
-            outbound_allow_private=True,
-            a2a_poll_interval_s=0.05,
-            **overrides,
+            **{
+                "database_url": self.database_url,
+                "data_dir": self.data_dir,
+                "secret_key": SECRET,
+                "a2a_enabled": True,
+                "outbound_allow_private": True,
+                "a2a_poll_interval_s": 0.05,
+                **overrides,
+            }
         )
-        context = create_app(settings).test_app()
-        app = await context.__aenter__()
-        running.append(context)
-        return app
+        self._running = create_app(settings).test_app()
+        return await self._running.__aenter__()  # type: ignore[no-any-return]
 
-    yield start
-    for context in reversed(running):
-        await context.__aexit__(None, None, None)
+    async def stop(self) -> None:
+        if self._running is not None:
+            running, self._running = self._running, None
+            await running.__aexit__(None, None, None)
 
 
 @pytest.fixture
-async def hub(hub_factory: Callable[..., Any]) -> TestAppProtocol:
-    return await hub_factory()  # type: ignore[no-any-return]
+async def hubs(database_url: str, tmp_path: Path) -> AsyncIterator[Hubs]:
+    hubs = Hubs(database_url, tmp_path)
+    yield hubs
+    await hubs.stop()
+
+
+@pytest.fixture
+async def hub(hubs: Hubs) -> TestAppProtocol:
+    return await hubs.start()
 
 
 async def sign_up(app: TestAppProtocol, name: str = "person") -> Person:

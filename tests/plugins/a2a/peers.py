@@ -209,7 +209,9 @@ async def serve_remote(
     remote = Remote(url, executor)
     routes = create_jsonrpc_routes(handler, "/a2a", enable_v0_3_compat=True)
     if card is not None or version != "1.0":
-        served = card if card is not None else v03_card(url, name=name, streaming=streaming, extra={})
+        served = (
+            card if card is not None else v03_card(url, name=name, streaming=streaming, extra={})
+        )
 
         async def card_route(request: Request) -> JSONResponse:
             return JSONResponse(served)

@@ -39,7 +39,8 @@ def test_every_v03_string_maps(name: str) -> None:
 
 
 @pytest.mark.parametrize(
-    "garbage", ["unknown", "", "COMPLETED!", "<b>completed</b>", None, 7.5, 999, ["working"], {}, True]
+    "garbage",
+    ["unknown", "", "COMPLETED!", "<b>completed</b>", None, 7.5, 999, ["working"], {}, True],
 )
 def test_anything_else_is_unknown_and_moves_nothing(garbage: object) -> None:
     assert state_name(garbage) == UNKNOWN

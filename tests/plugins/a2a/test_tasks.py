@@ -19,7 +19,9 @@ def ended(detail: dict) -> bool:  # type: ignore[type-arg]
 
 
 @GENERATIONS
-async def test_an_agent_that_completes_at_once(person: Person, version: str, streaming: bool) -> None:
+async def test_an_agent_that_completes_at_once(
+    person: Person, version: str, streaming: bool
+) -> None:
     async with serve_remote(Instant(), version=version, streaming=streaming) as remote:
         agent = await person.add_remote(remote.url)
         assert agent["runtime"] == "a2a"
