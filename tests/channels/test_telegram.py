@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+from hub.core.events import append_event
+from hub.core.interactions import respond_to_interaction
 from hub.core.models import Interaction, InteractionStatus
+from tests.channels.answering import telegram_card
 from tests.channels.conftest import eventually
 from tests.channels.peers import BotApiPeer
 
@@ -30,3 +33,77 @@ async def test_a_high_risk_approval_needs_a_confirming_tap(make_hub, bot_api: Bo
         assert interaction.responded_via == "telegram"
         assert "by Ada via Telegram" in card.text
         assert card.buttons() == []
+
+
+async def test_only_the_linked_person_can_answer(make_hub, bot_api: BotApiPeer) -> None:
+    async with make_hub(telegram_bot_token=bot_api.token, telegram_api_url=bot_api.url) as hub:
+        await hub.link_telegram(hub.owner, bot_api, ADA)
+        interaction_id = await hub.ask(title="Delete the branch?")
+        card = await telegram_card(bot_api, ADA, "Delete the branch?")
+        data = card.button("Approve")["callback_data"]
+        assert len(data.encode()) <= 64
+
+        stranger = bot_api.press(9999, card, data)
+        answer = await eventually(lambda: bot_api.answers.get(stranger))
+        assert answer["text"] == "This card is for someone else." and answer["show_alert"]
+        forged = bot_api.press(ADA, card, "nonsense:o:0")
+        assert "no longer here" in (await eventually(lambda: bot_api.answers.get(forged)))["text"]
+        assert (await Interaction.get(id=interaction_id)).status == InteractionStatus.PENDING
+
+
+async def test_a_review_too_long_for_a_message_links_to_the_whole_card(
+    make_hub, bot_api: BotApiPeer
+) -> None:
+    async with make_hub(telegram_bot_token=bot_api.token, telegram_api_url=bot_api.url) as hub:
+        await hub.link_telegram(hub.owner, bot_api, ADA)
+        content = "\n".join(f"line {n}: change something important" for n in range(400))
+        interaction_id = await hub.ask(type="review", title="Review the diff", content=content)
+        card = await telegram_card(bot_api, ADA, "Review the diff")
+        assert "line 399" not in card.text and "open it on the web" in card.text
+        [button] = card.buttons()
+        assert "callback_data" not in button  # no answer without the whole content
+        page = await hub.client.get(button["url"].removeprefix("http://hub.test"))
+        assert "line 399" in await page.get_data(as_text=True)
+        decided = await hub.client.post(
+            button["url"].removeprefix("http://hub.test"), form={"optionId": "approve"}
+        )
+        assert decided.status_code == 200
+        assert (await Interaction.get(id=interaction_id)).responded_via == "web"
+        await eventually(lambda: "by Ada via the web" in card.text)
+
+
+async def test_a_sensitive_answer_is_never_repeated(make_hub, bot_api: BotApiPeer) -> None:
+    secret = "hunter2-do-not-repeat"
+    async with make_hub(telegram_bot_token=bot_api.token, telegram_api_url=bot_api.url) as hub:
+        await hub.link_telegram(hub.owner, bot_api, ADA)
+        await hub.ask(type="input", title="Database password?", input={"sensitive": True})
+        card = await telegram_card(bot_api, ADA, "Database password?")
+        bot_api.send_text(ADA, secret, reply_to=card.message_id)
+        await eventually(lambda: "hidden" in card.text)
+        assert "deleteMessage" in bot_api.calls  # the typed secret leaves the chat
+        assert all(secret not in m.text for m in bot_api.messages.values())
+        assert all(secret not in text for m in bot_api.messages.values() for text in m.history)
+
+
+async def test_a_failed_task_is_told(make_hub, bot_api: BotApiPeer) -> None:
+    async with make_hub(telegram_bot_token=bot_api.token, telegram_api_url=bot_api.url) as hub:
+        await hub.link_telegram(hub.owner, bot_api, ADA)
+        interaction_id = await hub.ask(title="Retry the job?")
+        task_id = (await Interaction.get(id=interaction_id)).task_id
+        await respond_to_interaction(
+            hub.owner.workspace.id,
+            interaction_id,
+            {"optionId": "approve"},
+            responder=f"user:{hub.owner.user.id}",
+            via="web",
+        )
+        await append_event(
+            hub.owner.workspace.id,
+            "task.status_changed",
+            {"taskId": task_id, "status": "failed", "error": "disk full"},
+            actor=f"agent:{hub.agent.id}",
+        )
+        told = await eventually(
+            lambda: next((m for m in bot_api.chat(ADA) if "failed" in m.text), None)
+        )
+        assert "Ship the release" in told.text and "disk full" in told.text
