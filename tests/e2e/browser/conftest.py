@@ -39,7 +39,8 @@ pytestmark = pytest.mark.skipif(
 
 @pytest.fixture
 def hub(database_url: str, tmp_path: Path) -> Iterator[HubProcess]:
-    with HubProcess(database_url, tmp_path / "hub", LINEUP_HEARTBEAT_INTERVAL_S="2") as process:
+    # The default heartbeat (25 s): agents seeded "online" stay so for the whole test.
+    with HubProcess(database_url, tmp_path / "hub") as process:
         yield process
 
 

@@ -119,7 +119,7 @@ async def test_sign_up_connect_the_demo_agent_and_see_the_task_through(
         panel = page.locator("[data-live=task-panel]")
         await panel.locator("progress[value='25']").wait_for()
         await panel.locator("progress[value='50']").wait_for()
-        await panel.locator("[data-status=waiting_for_human]").wait_for()
+        await panel.locator("[data-status=waiting_for_human]").first.wait_for()
         assert await page.evaluate("() => window.sameDocument === true")
         task_href = await panel.get_by_role("link", name="Open the task").get_attribute("href")
         assert task_href is not None

@@ -54,6 +54,8 @@ async def tab_through(page: Page, count: int) -> set[str]:
 
 async def check(page: Page, url: str) -> int:
     await page.goto(url)
+    # Hold live redraws while counting: a redrawn region would lose the markers.
+    await page.evaluate("() => document.body.setAttribute('data-no-refresh', '')")
     marks = await page.evaluate(MARK)
     assert marks["unnamed"] == [], url
     reached = await tab_through(page, marks["count"])
