@@ -31,6 +31,7 @@ class PublishedEvent:
     type: str
     recipient_agent_id: str | None
     envelope: dict[str, Any]
+    relayed: bool = False  # came from another hub process (see hub.core.relay)
 
 
 class SubscriberDropped(Exception):

@@ -23,10 +23,9 @@ from datetime import UTC, datetime
 from typing import Any
 
 from tortoise.exceptions import IntegrityError
-from tortoise.expressions import F
 from tortoise.transactions import in_transaction
 
-from hub.core import projection
+from hub.core import projection, relay
 from hub.core.bus import DEFAULT_BUS, EventBus, PublishedEvent
 from hub.core.errors import InvalidInput, NotFound
 from hub.core.ids import new_id
@@ -79,23 +78,11 @@ async def append_event(
     now = utcnow()
     try:
         async with in_transaction() as connection:
-            bumped = await (
-                Workspace.filter(id=workspace_id)
-                .using_db(connection)
-                .update(last_sequence=F("last_sequence") + 1)
-            )
-            if not bumped:
-                raise NotFound(f"Workspace {workspace_id} does not exist.")
+            sequence = await _take_sequence(connection, workspace_id)
             existing = await _find(workspace_id, envelope_id, connection)
             if existing is not None:
                 # Rolling back returns the sequence we just took: no gap.
                 raise _Duplicate(existing)
-            sequence = await (
-                Workspace.filter(id=workspace_id)
-                .using_db(connection)
-                .first()
-                .values_list("last_sequence", flat=True)
-            )
             event = Event(
                 workspace_id=workspace_id,
                 sequence=sequence,
@@ -121,6 +108,32 @@ async def append_event(
         return AppendResult(existing, duplicate=True)
     (bus or DEFAULT_BUS).publish(to_published(event))
     return AppendResult(event, duplicate=False)
+
+
+# One round trip takes the next sequence (and, on PostgreSQL, queues the notification that
+# other hub processes receive when this transaction commits: see hub.core.relay).
+_TAKE_SEQUENCE_POSTGRES = (
+    "WITH bumped AS (UPDATE workspace SET last_sequence = last_sequence + 1 WHERE id = $1 "
+    "RETURNING last_sequence) "
+    "SELECT last_sequence, pg_notify($2, $3 || ' ' || last_sequence) FROM bumped"
+)
+_TAKE_SEQUENCE_SQLITE = (
+    "UPDATE workspace SET last_sequence = last_sequence + 1 WHERE id = ? RETURNING last_sequence"
+)
+
+
+async def _take_sequence(connection: Any, workspace_id: str) -> int:
+    """Bump the workspace's counter as the transaction's first statement; see the module doc."""
+    if connection.capabilities.dialect == "postgres":
+        rows = await connection.execute_query_dict(
+            _TAKE_SEQUENCE_POSTGRES,
+            [workspace_id, relay.CHANNEL, f"{relay.PROCESS_ID} {workspace_id}"],
+        )
+    else:
+        rows = await connection.execute_query_dict(_TAKE_SEQUENCE_SQLITE, [workspace_id])
+    if not rows:
+        raise NotFound(f"Workspace {workspace_id} does not exist.")
+    return int(rows[0]["last_sequence"])
 
 
 class _Duplicate(Exception):

@@ -7,7 +7,10 @@ background work before the database closes, so no loop queries a closing pool.
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import logging
+from collections.abc import AsyncIterator
 from typing import Any
 
 from quart import Quart
@@ -16,6 +19,7 @@ from hub import plugins
 from hub.config import Settings, load_settings
 from hub.core.bus import DEFAULT_BUS
 from hub.core.database import close_database, open_database
+from hub.core.relay import PostgresRelay
 from hub.web import api, client_socket, errors, health, pages
 
 logger = logging.getLogger(__name__)
@@ -39,6 +43,16 @@ def create_app(settings: Settings | None = None, **overrides: Any) -> Quart:
     async def _open_database() -> None:
         await open_database(settings.resolved_database_url)
         logger.debug("database open (%s)", "postgres" if settings.is_postgres else "sqlite")
+
+    if settings.is_postgres:
+
+        @app.while_serving
+        async def _relay_between_processes() -> AsyncIterator[None]:
+            relaying = asyncio.create_task(PostgresRelay(settings.resolved_database_url).run())
+            yield
+            relaying.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await relaying
 
     @app.after_serving
     async def _close_database() -> None:
