@@ -4,8 +4,9 @@ Needs only ``hub.protocol``, pydantic and websockets, so it installs on an agent
 without the server. See docs/sdk.md for a complete adapter in twenty lines.
 """
 
-from hub.sdk.agent import Agent, Downlink
+from hub.sdk.agent import Agent
 from hub.sdk.backoff import Backoff
+from hub.sdk.dispatch import Downlink
 from hub.sdk.errors import (
     AgentClosed,
     AuthenticationFailed,

@@ -6,13 +6,11 @@ works the same in a script (``asyncio.run(agent.run())``) and in a notebook, whe
 ``agent = await Agent.connect(...)`` returns once connected and leaves the connection to a
 background task of the notebook's own event loop.
 
-Downlink events are taken in sequence order, each once. The SDK absorbs two kinds itself
-as soon as they arrive, so a handler waiting for them is never stuck behind another:
-``interaction.resolved`` (the answer is stored, then given to whoever waits for it) and
-``task.cancel_requested`` (the task's handler is told; with no handler running for that
-task, the SDK confirms ``cancelled`` itself). Then, in order: ``task.assigned`` starts the
-``on_task`` handler in a task of its own (several tasks run side by side), and every other
-event is given to its ``on(type)`` handlers one after another.
+Downlink events are taken in sequence order, each once (``DeliveryLedger``). Two kinds are
+absorbed as soon as they arrive, so a handler waiting for them is never stuck behind
+another: ``interaction.resolved`` (the answer is saved, then given to whoever waits for it)
+and ``task.cancel_requested`` (the task's handler is told). Then the ``Dispatcher`` hands
+every event to the adapter's handlers, in order.
 """
 
 from __future__ import annotations
@@ -22,17 +20,14 @@ import contextlib
 import logging
 import sys
 from collections import defaultdict
-from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
 from pydantic import ValidationError
 
-from hub.protocol.base import WireModel
 from hub.protocol.interactions import InteractionCard, InteractionType, Option, Risk
 from hub.protocol.lap import (
-    DOWNLINK_PAYLOADS,
     PROTOCOL_VERSION,
     Ack,
     AgentHello,
@@ -43,12 +38,12 @@ from hub.protocol.lap import (
 )
 from hub.sdk.backoff import Backoff
 from hub.sdk.connection import Connection
+from hub.sdk.dispatch import Dispatcher, Downlink, F, TaskHandler
 from hub.sdk.errors import (
     AgentClosed,
     AuthenticationFailed,
     HubError,
     NotPaired,
-    SdkError,
     TaskCancelled,
 )
 from hub.sdk.ids import new_id
@@ -61,34 +56,6 @@ from hub.sdk.task import Task
 logger = logging.getLogger(__name__)
 
 SDK_VERSION = "lineup-sdk/0.1"
-
-
-@dataclass(frozen=True, slots=True)
-class Downlink:
-    """A frame from the hub as handlers see it; ``payload`` is camelCase as on the wire."""
-
-    type: str
-    sequence: int | None
-    payload: dict[str, Any]
-    envelope: dict[str, Any]
-
-    def parsed(self) -> WireModel | None:
-        """The payload as its protocol model, or None for a type this SDK does not know."""
-        model = DOWNLINK_PAYLOADS.get(self.type)
-        return model.model_validate(self.payload) if model else None
-
-
-Handler = Callable[[Downlink], Awaitable[None]]
-TaskHandler = Callable[[Task], Awaitable[None]]
-F = TypeVar("F", bound=Callable[..., Awaitable[None]])
-
-
-@dataclass
-class _Running:
-    task: Task
-    # Sequences finished only when the handler ends: its task.assigned, and any cancel
-    # request for it, so that a crash mid-task replays both and the work resumes.
-    sequences: list[int] = field(default_factory=list)
 
 
 class Agent:
@@ -132,19 +99,13 @@ class Agent:
             ping_interval_s=ping_interval_s,
             ping_timeout_s=ping_timeout_s,
         )
-        self._task_handler: TaskHandler | None = None
-        self._handlers: dict[str, list[Handler]] = defaultdict(list)
+        self._dispatcher = Dispatcher(self)
         self._waiters: dict[str, list[asyncio.Future[Resolution]]] = defaultdict(list)
-        self._running: dict[str, _Running] = {}
-        self._cancel_requests: dict[str, str] = {}
         self._welcome_epoch: str | None = None
-        self._queue: asyncio.Queue[Downlink] = asyncio.Queue()
         self._ready = asyncio.Event()
         self._closed = False
         self._run_task: asyncio.Task[None] | None = None
-        self._dispatch_task: asyncio.Task[None] | None = None
         self._resend_task: asyncio.Task[None] | None = None
-        self._task_runners: set[asyncio.Task[None]] = set()
 
     # --- identity and status ------------------------------------------------------------
 
@@ -184,14 +145,14 @@ class Agent:
         Returning means the task succeeded (unless it already reported an end), raising
         means it failed, ``TaskCancelled`` means it stopped on request.
         """
-        self._task_handler = handler
+        self._dispatcher.task_handler = handler
         return handler
 
     def on(self, kind: str) -> Callable[[F], F]:
         """Decorator: ``handler(downlink)`` for each downlink event of type ``kind``."""
 
         def register(handler: F) -> F:
-            self._handlers[kind].append(handler)
+            self._dispatcher.handlers[kind].append(handler)
             return handler
 
         return register
@@ -219,7 +180,7 @@ class Agent:
                     "create a pairing code in the hub (or `lineup pair`) and pass it."
                 )
             self._run_task = asyncio.create_task(self._connection.run(), name="lineup-connection")
-            self._dispatch_task = asyncio.create_task(self._dispatch(), name="lineup-dispatch")
+            self._dispatcher.start()
         ready: asyncio.Task[Any] = asyncio.create_task(self._ready.wait())
         connection: asyncio.Task[Any] = self._run_task
         try:
@@ -252,12 +213,7 @@ class Agent:
         self._closed = True
         self._ready.clear()
         await self._connection.close()
-        background = [t for t in (self._dispatch_task, *self._task_runners) if t is not None]
-        for job in background:
-            job.cancel()
-        for job in background:
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await job
+        await self._dispatcher.stop()
         if self._run_task is not None and not self._run_task.done():
             self._run_task.cancel()
         if self._run_task is not None:
@@ -570,7 +526,7 @@ class Agent:
             self._absorb(kind, payload)
         else:
             sequence = None
-        self._queue.put_nowait(Downlink(kind, sequence, payload, frame))
+        self._dispatcher.put(Downlink(kind, sequence, payload, frame))
 
     def _resync(self, payload: dict[str, Any]) -> None:
         try:
@@ -601,108 +557,13 @@ class Agent:
                 if not future.done():
                     future.set_result(resolution)
         elif kind == "task.cancel_requested":
-            task_id = str(payload.get("taskId") or "")
-            reason = str(payload.get("reason") or "")
-            self._cancel_requests[task_id] = reason
-            running = self._running.get(task_id)
-            if running is not None:
-                running.task._cancel(reason)
-
-    # --- dispatch -------------------------------------------------------------------------
-
-    async def _dispatch(self) -> None:
-        while True:
-            event = await self._queue.get()
-            finish_now = await self._deliver(event)
-            if finish_now and event.sequence is not None:
-                self._ledger.finish(event.sequence)
-                self._persist()
-
-    async def _deliver(self, event: Downlink) -> bool:
-        """Hand ``event`` to its handlers; False if its sequence finishes later."""
-        finish_now = True
-        if event.type == "task.assigned" and self._task_handler is not None:
-            data = event.payload.get("task")
-            if not isinstance(data, dict) or not data.get("id"):
-                logger.warning("ignoring task.assigned without a task: %.300r", event.payload)
-                return True
-            if str(data["id"]) in self._running:
-                return True
-            self._start_task(Task(self, data), event.sequence)
-            return event.sequence is None
-        if event.type == "task.cancel_requested":
-            task_id = str(event.payload.get("taskId") or "")
-            running = self._running.get(task_id)
-            if running is not None and event.sequence is not None:
-                running.sequences.append(event.sequence)
-                finish_now = False
-            elif running is None:
-                await self._confirm_cancelled(task_id)
-        for handler in list(self._handlers.get(event.type, ())):
-            try:
-                await handler(event)
-            except asyncio.CancelledError:
-                raise
-            except Exception:
-                logger.exception("the %s handler failed", event.type)
-        return finish_now
-
-    def _start_task(self, task: Task, sequence: int | None) -> None:
-        running = _Running(task, [sequence] if sequence is not None else [])
-        self._running[task.id] = running
-        if task.id in self._cancel_requests:
-            task._cancel(self._cancel_requests[task.id])
-        runner = asyncio.create_task(self._run_task_handler(running), name=f"lineup-{task.id}")
-        self._task_runners.add(runner)
-        runner.add_done_callback(self._task_runners.discard)
-
-    async def _run_task_handler(self, running: _Running) -> None:
-        task = running.task
-        assert self._task_handler is not None
-        try:
-            await self._task_handler(task)
-            if not task.ended:
-                await task.succeed()
-        except TaskCancelled:
-            await self._end_quietly(task.confirm_cancelled())
-        except (AgentClosed, asyncio.CancelledError):
-            raise  # closing: leave the task to be resumed by the next run
-        except HubError as error:
-            logger.warning("task %s: the hub refused a step: %s", task.id, error)
-            if not task.ended:
-                await self._end_quietly(task.fail(f"{error.code}: {error.message}"))
-        except Exception as error:
-            logger.exception("task %s: the handler failed", task.id)
-            if not task.ended:
-                await self._end_quietly(task.fail(f"{type(error).__name__}: {error}"))
-        self._running.pop(task.id, None)
-        self._cancel_requests.pop(task.id, None)
-        for sequence in running.sequences:
-            self._ledger.finish(sequence)
-        self._persist()
-
-    async def _end_quietly(self, report: Awaitable[Ack]) -> None:
-        try:
-            await report
-        except HubError as error:
-            # Typically the task already ended (another surface cancelled it): nothing to do.
-            logger.info("final report refused: %s", error)
-
-    async def _confirm_cancelled(self, task_id: str) -> None:
-        if not task_id:
-            return
-        try:
-            await self._send(
-                "task.status_changed",
-                {"taskId": task_id, "status": "cancelled"},
-                envelope_id=f"{task_id}.cancelled",
-                task_id=task_id,
-                conversation_id=None,
+            self._dispatcher.cancel_requested(
+                str(payload.get("taskId") or ""), str(payload.get("reason") or "")
             )
-        except HubError as error:
-            logger.info("cancel of %s not confirmed: %s", task_id, error)
-        except SdkError:
-            raise
+
+    def _finished(self, sequence: int) -> None:
+        self._ledger.finish(sequence)
+        self._persist()
 
     def _persist(self) -> None:
         self.state.last_sequence = self._ledger.watermark
