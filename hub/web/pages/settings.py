@@ -1,7 +1,10 @@
-"""Settings (spec §6): language, time zone, browser notifications, personal API tokens.
+"""Settings (spec §6): language, time zone, notifications, personal API tokens.
 
-Language and time zone are kept in the session: they describe how this person reads the
-hub in this browser. A new token's secret is shown once, on the page that created it.
+Language and time zone are kept in the session (how this person reads the hub in this
+browser) and in the person's notification preferences (``hub.core.preferences``), so
+emails and messages use them too. Which surface hears about what — this browser, email,
+Telegram — and quiet hours are those same preferences. A new token's secret is shown
+once, on the page that created it.
 """
 
 from __future__ import annotations
@@ -13,6 +16,7 @@ from quart import Blueprint, flash, redirect, render_template, request, session,
 from hub.core.accounts import create_api_token, revoke_api_token
 from hub.core.errors import HubError
 from hub.core.models import ApiToken
+from hub.core.preferences import get_preferences, update_preferences
 from hub.web.pages.i18n import LANGUAGES, time_zone_names, valid_time_zone
 from hub.web.pages.i18n import gettext as _
 from hub.web.pages.session import current_user, login_required
@@ -51,7 +55,37 @@ async def preferences(workspace_id: str) -> Any:
                 "hint": _("Pick one from the list, like Asia/Shanghai or Europe/Berlin."),
             },
         )
+    user = await current_user()
+    assert user is not None
+    changes: dict[str, Any] = {"timezone": session.get("tz") or request.cookies.get("tz") or "UTC"}
+    if language in LANGUAGES:
+        changes["language"] = language
+    await update_preferences(user.id, changes)
     await flash(_("Preferences saved."))
+    return redirect(url_for("pages.settings.show", workspace_id=workspace_id))
+
+
+@blueprint.post("/w/<workspace_id>/settings/notifications")
+@login_required
+async def notifications(workspace_id: str) -> Any:
+    user = await current_user()
+    assert user is not None
+    await frame_for(user, workspace_id)
+    form = await request.form
+    current = await get_preferences(user.id)
+    changes: dict[str, Any] = {
+        "surfaces": {
+            surface: {event: form.get(f"{surface}:{event}") == "on" for event in current["events"]}
+            for surface in current["surfaces"]
+        }
+    }
+    start, end = form.get("quiet_start", ""), form.get("quiet_end", "")
+    changes["quietHours"] = {"start": start, "end": end} if start and end else None
+    try:
+        await update_preferences(user.id, changes)
+    except HubError as error:
+        return await _render(workspace_id, status=error.status, error=error.to_dict())
+    await flash(_("Notification preferences saved."))
     return redirect(url_for("pages.settings.show", workspace_id=workspace_id))
 
 
@@ -99,6 +133,7 @@ async def _render(
         chosen_time_zone=session.get("tz", ""),
         time_zones=time_zone_names(),
         tokens=tokens,
+        preferences=await get_preferences(user.id),
         new_token=new_token,
         error=error,
         no_refresh=True,

@@ -16,6 +16,7 @@ from hub.core.agents import list_agents, public_status
 from hub.core.events import last_sequence
 from hub.core.inbox import inbox
 from hub.core.models import User, Workspace
+from hub.core.preferences import EVENTS, wants
 
 
 @dataclass(frozen=True, slots=True)
@@ -25,6 +26,7 @@ class Frame:
     agents_online: int
     agents_total: int
     sequence: int
+    notify: list[str]
 
     def context(self) -> dict[str, Any]:
         return {
@@ -33,6 +35,7 @@ class Frame:
             "agents_online": self.agents_online,
             "agents_total": self.agents_total,
             "sequence": self.sequence,
+            "notify": self.notify,
         }
 
 
@@ -61,4 +64,5 @@ async def frame_for(
         agents_online=online,
         agents_total=len(agents),
         sequence=sequence,
+        notify=[event for event in EVENTS if await wants(user.id, "web", event)],
     )

@@ -26,12 +26,11 @@ LineUp.announce = (text) => {
   }, 50);
 };
 
+// What this person wants to hear about in the browser right now (their preferences for the
+// "web" surface, quiet hours included), as the server rendered it.
 LineUp.notifyPrefs = {
   get(kind) {
-    return window.localStorage.getItem(`lineup.notify.${kind}`) !== "off";
-  },
-  set(kind, on) {
-    window.localStorage.setItem(`lineup.notify.${kind}`, on ? "on" : "off");
+    return (document.body.dataset.notify || "").split(" ").includes(kind);
   },
 };
 
@@ -168,12 +167,6 @@ function setupValidation() {
 }
 
 function setupNotifications(root) {
-  root.querySelectorAll("[data-pref]").forEach((box) => {
-    if (box.dataset.bound) return;
-    box.dataset.bound = "1";
-    box.checked = LineUp.notifyPrefs.get(box.dataset.pref);
-    box.addEventListener("change", () => LineUp.notifyPrefs.set(box.dataset.pref, box.checked));
-  });
   const state = root.querySelector("[data-notification-state]");
   const describe = () => {
     if (!state || !("Notification" in window)) return;

@@ -198,6 +198,7 @@
       if (deferred) document.addEventListener("focusout", () => scheduleRefresh(300), { once: true });
       const sequence = doc.body.dataset.sequence;
       if (sequence) body.dataset.sequence = sequence;
+      body.dataset.notify = doc.body.dataset.notify || "";
     } catch (_error) {
       // Offline: the reconnect will bring a refresh with it.
     } finally {

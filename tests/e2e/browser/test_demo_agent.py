@@ -22,7 +22,18 @@ from playwright.async_api import Page
 from hub.testing import HubProcess
 from tests.e2e.browser.conftest import PASSWORD, new_context
 
-STEP_PAUSE_S = "1.5"  # long enough to see 25% before 50% on a busy machine
+STEP_PAUSE_S = "1.5"
+# Records browser notifications instead of showing them, with the tab in the background.
+NOTIFICATIONS = """
+window.shown = [];
+window.Notification = class {
+  constructor(title, options) { window.shown.push({ title, body: (options || {}).body }); }
+  addEventListener() {}
+  static get permission() { return "granted"; }
+  static requestPermission() { return Promise.resolve("granted"); }
+};
+document.hasFocus = () => false;
+"""  # long enough to see 25% before 50% on a busy machine
 
 
 @contextlib.contextmanager
@@ -73,6 +84,7 @@ async def test_sign_up_connect_the_demo_agent_and_see_the_task_through(
     hub: HubProcess, chromium, tmp_path: Path
 ) -> None:  # type: ignore[no-untyped-def]
     context = await new_context(chromium, 1280)
+    await context.add_init_script(NOTIFICATIONS)
     page = await context.new_page()
 
     # Sign up: it leads straight to connecting an agent.
@@ -121,6 +133,13 @@ async def test_sign_up_connect_the_demo_agent_and_see_the_task_through(
         await panel.locator("progress[value='50']").wait_for()
         await panel.locator("[data-status=waiting_for_human]").first.wait_for()
         assert await page.evaluate("() => window.sameDocument === true")
+        # Told in the background, with the card's title and nothing a person typed.
+        assert await page.evaluate("() => window.shown") == [
+            {
+                "title": "An agent is waiting for you",
+                "body": "Apply the dependency upgrades to production?",
+            }
+        ]
         task_href = await panel.get_by_role("link", name="Open the task").get_attribute("href")
         assert task_href is not None
 
