@@ -8,6 +8,17 @@ from hub.core.events import append_event
 from tests.e2e.browser.conftest import Person
 from tests.web.pages.world import build_world, card
 
+SLEEP_AND_WAKE = """() => {
+  const state = (value) => {
+    Object.defineProperty(document, 'visibilityState', { configurable: true, get: () => value });
+    document.dispatchEvent(new Event('visibilitychange'));
+  };
+  state('hidden');
+  const realNow = Date.now;
+  Date.now = () => realNow() + 60 * 1000;  // a minute passes while hidden
+  state('visible');
+}"""
+
 
 async def test_updates_arrive_live_and_missed_ones_replay(sign_up, orm, hub) -> None:  # type: ignore[no-untyped-def]
     ada: Person = await sign_up("Ada")
@@ -50,4 +61,19 @@ async def test_updates_arrive_live_and_missed_ones_replay(sign_up, orm, hub) -> 
     # One socket at a time: the second was opened only after the first was gone.
     assert len(sockets) >= 2 and all("/ws/client?workspace=" in url for url in sockets)
     assert "after=0" not in sockets[-1]  # it resumed from the last sequence it had
+
+    # A tab that slept a while reconnects on waking (its old socket may have died
+    # silently) and resumes from its last sequence.
+    before = len(sockets)
+    await page.evaluate(SLEEP_AND_WAKE)
+    await page.wait_for_function("() => document.body.dataset.live === 'live'")
+    assert len(sockets) == before + 1
+    resumed_after = int(sockets[-1].split("after=")[1].split("&")[0])
+    assert resumed_after == await page.evaluate("() => window.LineUp.live.lastSequence")
+    response = await ada.context.request.post(
+        f"{hub.url}/api/v1/workspaces/{ada.workspace_id}/conversations/{world.conversation_id}/messages",
+        data={"content": "Back from lunch", "targetAgentId": world.agent.id},
+    )
+    assert response.status == 201
+    await page.locator("[data-thread]", has_text="Back from lunch").wait_for()
     await ada.context.close()
