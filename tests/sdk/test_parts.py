@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import asyncio
 import stat
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -150,3 +152,15 @@ def test_derived_ids_are_stable_and_fit_the_hub() -> None:
     assert derived_id("int", "task_1.3") == derived_id("int", "task_1.3")
     assert derived_id("int", "task_1.3") != derived_id("int", "task_1.4")
     assert len(derived_id("task", "x" * 200)) <= 40
+
+
+def test_the_sdk_imports_nothing_of_the_server() -> None:
+    probe = (
+        "import sys, hub.sdk, hub.sdk.adapters.demo, hub.sdk.adapters.exec_command\n"
+        "server = ('quart', 'hypercorn', 'tortoise', 'asyncpg', 'hub.core', 'hub.web')\n"
+        "print(sorted(m for m in sys.modules if m.startswith(server)))"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, check=True, timeout=60
+    )
+    assert result.stdout.strip() == "[]"
