@@ -79,9 +79,10 @@ class McpOverHttp:
         except HubError as error:
             await _refuse(send, error)
             return
-        inner_scope = dict(scope)
-        inner_scope["path"] = path[len(MOUNT) :] or "/"
-        inner_scope["raw_path"] = inner_scope["path"].encode()
+        inner_path = path[len(MOUNT) :] or "/"
+        inner_scope: dict[str, Any] = dict(scope)
+        inner_scope["path"] = inner_path
+        inner_scope["raw_path"] = inner_path.encode()
         inner_scope["root_path"] = str(scope.get("root_path") or "") + MOUNT
         served.busy += 1
         try:
@@ -178,11 +179,12 @@ async def _close(served: _Served) -> None:
 
 
 def _bearer(scope: Scope) -> str:
-    for name, value in scope.get("headers") or []:
+    headers: list[tuple[bytes, bytes]] = list(scope.get("headers") or [])  # type: ignore[call-overload]
+    for name, value in headers:
         if name.lower() == b"authorization":
             kind, _, token = value.decode("latin-1").partition(" ")
             if kind.lower() == "bearer" and token.strip():
-                return token.strip()
+                return str(token.strip())
     raise Unauthorized(
         "MCP at /mcp/ needs the agent credential as a bearer token.",
         code="credential_required",

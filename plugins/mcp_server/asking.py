@@ -1,0 +1,245 @@
+"""The tools that ask a person: approval, choice, input, review, and collecting answers.
+
+They block until a person answers, sending a progress notification every few seconds, up
+to a bounded wait; then they return a pending handle instead (``decisions.py`` says why).
+Clients must pass a progress callback, or their own read timeout ends a long wait first;
+the default wait stays below the common five minutes.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
+from pydantic import BaseModel, Field, ValidationError
+
+from hub.protocol.interactions import InputFormat, InputSpec, InteractionCard, InteractionType
+from hub.protocol.interactions import Option as CardOption
+from plugins.mcp_server.decisions import decision_result, pending_result
+from plugins.mcp_server.toolbox import TaskId, Toolbox, checked, task_of
+
+
+class Choice(BaseModel):
+    id: Annotated[
+        str, Field(pattern=r"^[\w.:-]{1,64}$", description="Short stable id, e.g. 'rollback'.")
+    ]
+    label: Annotated[str, Field(min_length=1, max_length=200, description="Button text.")]
+    description: Annotated[
+        str | None, Field(None, max_length=1000, description="One line on what it means.")
+    ] = None
+
+
+WaitSeconds = Annotated[
+    float | None,
+    Field(
+        None,
+        ge=0,
+        le=3600,
+        description="How long to wait for the answer before returning a pending handle; "
+        "default: the server's setting.",
+    ),
+]
+Why = Annotated[str, Field("", max_length=10_000, description="Why you need the person.")]
+Details = Annotated[
+    dict[str, Any] | None,
+    Field(None, description="Extra facts shown collapsed, e.g. the exact command or diff stats."),
+]
+
+
+def add_asking_tools(server: MCPServer, box: Toolbox) -> None:
+    async def ask(
+        card: dict[str, Any], task_id: str | None, wait: float | None, ctx: Context
+    ) -> Any:
+        try:
+            validated = InteractionCard.model_validate(card)
+        except ValidationError as error:
+            problems = "; ".join(
+                f"{'.'.join(map(str, e['loc'])) or 'card'}: {e['msg']}" for e in error.errors()
+            )
+            raise ToolError(f"invalid_card: {problems}") from None
+        if task_id:
+            await checked(box.worklog.accept(task_of(box, task_id)))
+        handle = await checked(box.decisions.ask(validated, task_id))
+        return await wait_for(handle, validated.title, wait, ctx)
+
+    async def wait_for(handle: str, title: str, wait: float | None, ctx: Context) -> Any:
+        wait_s = box.wait_s if wait is None else wait
+
+        async def tick(elapsed: float, total: float) -> None:
+            await ctx.report_progress(elapsed, total, f"Waiting for a person: {title}")
+
+        await tick(0, wait_s)
+        answer = await box.decisions.wait(handle, wait_s, tick)
+        return decision_result(answer) if answer else pending_result(handle, wait_s)
+
+    @server.tool()
+    async def request_approval(
+        action: Annotated[
+            str,
+            Field(
+                min_length=1,
+                max_length=300,
+                description="What you want to do, as a question or command, e.g. "
+                "'Run the orders table migration on production'.",
+            ),
+        ],
+        ctx: Context,
+        impact: Annotated[
+            str, Field("", max_length=10_000, description="What changes, for whom, reversible?")
+        ] = "",
+        risk: Annotated[
+            Literal["low", "medium", "high"] | None,
+            Field(None, description="Your honest risk estimate; 'high' asks for a confirmation."),
+        ] = None,
+        why: Why = "",
+        options: Annotated[
+            list[Choice] | None,
+            Field(
+                None,
+                description="Custom buttons; default Approve (id 'approve') and Reject "
+                "(id 'reject'). Keep an 'approve' option: it is what `approved` reports.",
+            ),
+        ] = None,
+        details: Details = None,
+        task_id: TaskId = None,
+        wait_seconds: WaitSeconds = None,
+    ) -> dict[str, Any]:
+        """Ask the person to approve an action before you take it, and wait for the decision.
+
+        Returns status 'decided' with approved (true only for the approve option),
+        optionId, comment, decidedBy, via (web, email, telegram, ...) and decidedAt; or
+        status 'pending' with a handle for get_decision. Do not act unless approved.
+        """
+        card = {
+            "type": InteractionType.APPROVAL,
+            "title": action,
+            "description": why,
+            "impact": impact,
+            "risk": risk,
+            "options": _options(options),
+            "details": details or {},
+        }
+        return await ask(card, task_id, wait_seconds, ctx)  # type: ignore[no-any-return]
+
+    @server.tool()
+    async def ask_choice(
+        question: Annotated[str, Field(min_length=1, max_length=300)],
+        options: Annotated[
+            list[Choice], Field(min_length=2, max_length=5, description="2 to 5 options.")
+        ],
+        ctx: Context,
+        multiple: Annotated[bool, Field(description="Let the person pick several.")] = False,
+        why: Why = "",
+        details: Details = None,
+        task_id: TaskId = None,
+        wait_seconds: WaitSeconds = None,
+    ) -> dict[str, Any]:
+        """Ask the person to pick one option (or several with multiple=true) and wait.
+
+        Returns status 'decided' with optionId (or optionIds when multiple), decidedBy, via
+        and decidedAt; or status 'pending' with a handle for get_decision.
+        """
+        card = {
+            "type": InteractionType.CHOICE,
+            "title": question,
+            "description": why,
+            "options": _options(options),
+            "multiple": multiple,
+            "details": details or {},
+        }
+        return await ask(card, task_id, wait_seconds, ctx)  # type: ignore[no-any-return]
+
+    @server.tool()
+    async def ask_input(
+        question: Annotated[str, Field(min_length=1, max_length=300)],
+        ctx: Context,
+        format: Annotated[
+            Literal["text", "url", "email", "number", "pattern"],
+            Field(description="What the answer must look like; checked before it reaches you."),
+        ] = "text",
+        pattern: Annotated[
+            str | None, Field(None, description="A regular expression, with format 'pattern'.")
+        ] = None,
+        placeholder: Annotated[str | None, Field(None, max_length=200)] = None,
+        multiline: bool = False,
+        sensitive: Annotated[
+            bool, Field(description="A secret: never shown in notifications.")
+        ] = False,
+        why: Why = "",
+        task_id: TaskId = None,
+        wait_seconds: WaitSeconds = None,
+    ) -> dict[str, Any]:
+        """Ask the person to type a value (a version, an address, a URL, ...) and wait.
+
+        Returns status 'decided' with text, decidedBy, via and decidedAt; or status
+        'pending' with a handle for get_decision.
+        """
+        spec = {
+            "format": InputFormat(format),
+            "pattern": pattern,
+            "placeholder": placeholder,
+            "multiline": multiline,
+            "sensitive": sensitive,
+        }
+        try:
+            input_spec = InputSpec.model_validate(spec)
+        except ValidationError as error:
+            raise ToolError(f"invalid_input_format: {error.errors()[0]['msg']}") from None
+        card = {
+            "type": InteractionType.INPUT,
+            "title": question,
+            "description": why,
+            "input": input_spec,
+        }
+        return await ask(card, task_id, wait_seconds, ctx)  # type: ignore[no-any-return]
+
+    @server.tool()
+    async def request_review(
+        title: Annotated[str, Field(min_length=1, max_length=300)],
+        ctx: Context,
+        content: Annotated[
+            str | None,
+            Field(None, max_length=200_000, description="The text to review (a diff, a draft)."),
+        ] = None,
+        artifact_url: Annotated[
+            str | None, Field(None, max_length=2000, description="Or a link to what to review.")
+        ] = None,
+        why: Why = "",
+        task_id: TaskId = None,
+        wait_seconds: WaitSeconds = None,
+    ) -> dict[str, Any]:
+        """Ask the person to review content or an artifact, and wait for the verdict.
+
+        Returns status 'decided' with approved (true for 'approve', false for
+        'request_changes'), comment (what to change), decidedBy, via and decidedAt; or
+        status 'pending' with a handle for get_decision.
+        """
+        if not content and not artifact_url:
+            raise ToolError("nothing_to_review: pass content, artifact_url, or both.")
+        card = {
+            "type": InteractionType.REVIEW,
+            "title": title,
+            "description": why,
+            "content": content,
+            "contentUrl": artifact_url,
+        }
+        return await ask(card, task_id, wait_seconds, ctx)  # type: ignore[no-any-return]
+
+    @server.tool()
+    async def get_decision(
+        handle: Annotated[str, Field(description="The handle a pending asking tool returned.")],
+        ctx: Context,
+        wait_seconds: WaitSeconds = None,
+    ) -> dict[str, Any]:
+        """Collect the person's answer to an earlier request, waiting up to wait_seconds.
+
+        Returns the same shape as the asking tool would have: status 'decided' with the
+        answer, or status 'pending' again.
+        """
+        asked = box.decisions.pending.get(handle)
+        return await wait_for(handle, asked.card.title if asked else handle, wait_seconds, ctx)  # type: ignore[no-any-return]
+
+
+def _options(options: list[Choice] | None) -> list[dict[str, Any]]:
+    return [CardOption(**o.model_dump()).wire() for o in options or []]

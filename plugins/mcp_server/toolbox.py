@@ -1,0 +1,59 @@
+"""One hub agent as the MCP tools see it, and what the tools share.
+
+Every tool is a thin translation: arguments become an interaction card or an uplink sent
+through the SDK (kept and resent until the hub acknowledges it), and the hub's refusal
+becomes a tool error the model can read (what went wrong and what to do instead).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Annotated, Any
+
+from mcp.server.mcpserver.exceptions import ToolError
+from pydantic import Field
+
+from hub.sdk import Agent, HubError
+from plugins.mcp_server.decisions import PROGRESS_EVERY_S, Decisions
+from plugins.mcp_server.worklog import TrackedTask, Worklog
+
+
+@dataclass
+class Toolbox:
+    """One hub agent as the tools see it."""
+
+    agent: Agent
+    decisions: Decisions
+    worklog: Worklog
+    wait_s: float
+
+    @classmethod
+    def for_agent(
+        cls, agent: Agent, wait_s: float, progress_every_s: float = PROGRESS_EVERY_S
+    ) -> Toolbox:
+        """Call before the agent starts, so no downlink passes before the handlers exist."""
+        return cls(agent, Decisions(agent, progress_every_s), Worklog(agent), wait_s)
+
+
+TaskId = Annotated[
+    str | None,
+    Field(None, description="The task this is about (from start_task or the open-tasks resource)."),
+]
+
+
+def task_of(box: Toolbox, task_id: str) -> TrackedTask:
+    task = box.worklog.tasks.get(task_id)
+    if task is None:
+        raise ToolError(
+            f"unknown_task: {task_id} is not one of this agent's tasks. Read the "
+            "lineup://tasks/open resource, or start_task first."
+        )
+    return task
+
+
+async def checked(step: Any) -> Any:
+    """Await ``step``; the hub's refusal becomes a tool error the model can act on."""
+    try:
+        return await step
+    except HubError as error:
+        raise ToolError(f"{error.code}: {error.message} {error.hint}".strip()) from None
