@@ -133,10 +133,12 @@ def outcome_text(interaction: Mapping[str, Any]) -> str | None:
     )
     if picked:
         answer = ", ".join(labels.get(str(p), str(p)) for p in picked)
+    elif (card.get("input") or {}).get("sensitive"):
+        answer = "an answer (hidden: sensitive)"  # never repeated on screen (spec §11)
     elif isinstance(response.get("text"), str):
         answer = f"“{response['text']}”"
     else:
-        answer = "answered"  # a sensitive answer is not shown back
+        answer = "answered"
     if response.get("comment"):
         answer = f"{answer} (“{response['comment']}”)"
     who = interaction.get("respondedByName") or str(interaction.get("respondedBy") or "")

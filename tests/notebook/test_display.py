@@ -68,8 +68,9 @@ def test_interaction_outcomes_read_the_same_on_every_status() -> None:
     picked = InteractionInfo(resolved(choice, {"optionIds": ["eu", "us"]}, via="notebook"))
     assert "Outcome: Europe, US — by Ada via a notebook" in str(picked)
     secret = {"type": "input", "title": "Key", "input": {"sensitive": True}}
-    hidden = InteractionInfo(resolved(secret, {}, via="web"))  # the hub withholds the text
-    assert "Outcome: answered — by Ada via the web" in str(hidden)
+    hidden = InteractionInfo(resolved(secret, {"text": "hunter2"}, via="web"))
+    assert "Outcome: an answer (hidden: sensitive) — by Ada via the web" in str(hidden)
+    assert "hunter2" not in str(hidden) and "hunter2" not in hidden._repr_html_()
     expired = InteractionInfo({"status": "expired", "card": {"type": "input", "title": "x"}})
     assert "expired; nothing was decided" in expired._repr_html_()
     pending = InteractionInfo({"status": "pending", "card": choice})

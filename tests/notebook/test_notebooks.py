@@ -58,6 +58,8 @@ async def test_the_agent_notebook_waits_for_an_approval_given_on_the_web(
         assert "waiting for a person" in client.widget_state[state]["value"]
         card = await widget(client, f"lineup-card-{pending[0].id}", "lineup-card")
         assert card
+        approve = await widget(client, f"lineup-card-{pending[0].id}", "lineup-option-approve")
+        assert client.widget_state[approve]["disabled"] is False  # answerable there too
         await hub.respond(pending[0].id, "approve", comment="go ahead")
         await asyncio.wait_for(running, NOTEBOOK_TIMEOUT_S)
     finally:
@@ -65,6 +67,8 @@ async def test_the_agent_notebook_waits_for_an_approval_given_on_the_web(
             running.cancel()
             await asyncio.gather(running, return_exceptions=True)
 
+    # Decided on the web: the panel's copy of the card turned read-only.
+    assert client.widget_state[approve]["disabled"] is True
     nbformat.write(client.nb, tmp_path / "agent-run.ipynb")  # the saved notebook
     saved = outputs_text(client)
     assert "Traceback" not in saved, saved
