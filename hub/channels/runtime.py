@@ -31,11 +31,14 @@ from hub.channels.registry import available_channels
 from hub.config import Settings
 from hub.core.accounts import require_membership
 from hub.core.bus import DEFAULT_BUS, PublishedEvent
+from hub.core.channel_accounts import create_link_token
+from hub.core.errors import Conflict
 from hub.core.interactions import respond_to_interaction
 from hub.core.models import User
 from hub.core.notification_models import ChannelAccount, Notification, NotificationKind
 from hub.core.outbox import OutboxWorker, Outcome, RetryPolicy
 from hub.core.preferences import Surface, declare_surface, settings_for, withdraw_surface
+from hub.core.views import iso
 
 logger = logging.getLogger(__name__)
 
@@ -155,8 +158,10 @@ class ChannelRuntime:
             if not card.is_pending:  # decided before it went out: nothing to ask any more
                 return Outcome.SKIPPED
             await channel.deliver_card(recipient, card)
-        else:
+        elif channel.capabilities.updates_sent_cards:
             await channel.update_card(recipient, card)
+        else:  # e.g. a mail: its link pages show the outcome instead
+            return Outcome.SKIPPED
         return Outcome.SENT
 
     # --- what channels call ---------------------------------------------------------------
@@ -183,6 +188,24 @@ class ChannelRuntime:
             card.workspace_id, card.id, response, responder=f"user:{user.id}", via=via
         )
         return await build_card(interaction)
+
+    async def link_account(self, user_id: str, surface: str) -> dict[str, Any]:
+        """A one-time link for ``user_id`` to link their account on ``surface`` (Telegram):
+        ``{token, url, expiresAt}``. The Settings page and the API both show this.
+
+        Raises ``Conflict`` (``<surface>_not_configured``) when the surface is not running
+        or cannot link accounts."""
+        channel = self.channels.get(surface)
+        deep_link = getattr(channel, "deep_link", None)
+        if channel is None or deep_link is None:
+            raise Conflict(
+                f"{surface.capitalize()} is not set up on this hub.",
+                code=f"{surface}_not_configured",
+                hint="Set LINEUP_TELEGRAM_BOT_TOKEN (and LINEUP_TELEGRAM_API_URL for a local "
+                "Bot API server), then restart the hub.",
+            )
+        token, expires_at = await create_link_token(user_id, surface)
+        return {"token": token, "url": await deep_link(token), "expiresAt": iso(expires_at)}
 
 
 def runtime_of(app: Quart) -> ChannelRuntime:
