@@ -35,7 +35,15 @@ class FrameRefused(Exception):
         self.envelope_id = envelope_id
 
 
-def read_envelope(raw: str | bytes) -> Envelope:
+def read_envelope(raw: str | bytes | None) -> Envelope:
+    if raw is None:  # Quart hands over an empty frame (binary, and sometimes text) as None
+        raise FrameRefused(
+            InvalidInput(
+                "An empty frame carries no envelope.",
+                code="empty_frame",
+                hint="Send each envelope as a JSON text frame.",
+            )
+        )
     if isinstance(raw, bytes):
         raise FrameRefused(
             InvalidInput(
