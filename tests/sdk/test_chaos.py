@@ -25,7 +25,7 @@ from hub.core.models import Event, Task
 from hub.sdk import Agent, Backoff, Downlink
 from hub.sdk import Task as AgentTask
 from tests.sdk.chaos_proxy import ChaosProxy
-from tests.sdk.live import LiveHub, live_hub
+from tests.sdk.live import LiveHub, live_hub, stacks_of
 
 AGENTS = 20
 MINIMUM_KILLS = 100
@@ -142,9 +142,32 @@ async def _drained(hub: LiveHub, workers: list[Worker]) -> None:
                 return False
         return True
 
-    async with asyncio.timeout(DRAIN_SECONDS):
-        while not await settled():  # noqa: ASYNC110 - the state is in the database
-            await asyncio.sleep(0.2)
+    try:
+        async with asyncio.timeout(DRAIN_SECONDS):
+            while not await settled():  # noqa: ASYNC110 - the state is in the database
+                await asyncio.sleep(0.2)
+    except TimeoutError:
+        raise AssertionError(await _why_not_drained(hub, workers)) from None
+
+
+async def _why_not_drained(hub: LiveHub, workers: list[Worker]) -> str:
+    """Say what is left, and whether the hub still answers at all."""
+    unfinished = await Task.filter(workspace_id=hub.workspace_id).exclude(status="succeeded")
+    lines = [f"not drained in {DRAIN_SECONDS:.0f} s; unfinished tasks:"]
+    lines += [f"  {t.id} {t.status} agent {t.target_agent_id}" for t in unfinished[:20]]
+    for worker in workers:
+        agent = worker.agent
+        lines.append(
+            f"  agent {agent.agent_id}: connected={agent.connected} "
+            f"pending uplinks={agent.pending_uplinks} messages handled={len(worker.messages_seen)}"
+        )
+    try:
+        response = await hub.http.get("/healthz", timeout=5)
+        lines.append(f"hub /healthz: {response.status_code} {response.text[:200]}")
+    except Exception as error:
+        lines.append(f"hub /healthz did not answer ({error!r}); where it was:")
+        lines.append(stacks_of(hub.process))
+    return "\n".join(lines)
 
 
 async def _check_log(hub: LiveHub, workers: list[Worker], kills: int) -> None:
