@@ -36,6 +36,7 @@ from a2a.types.a2a_pb2 import (
     StreamResponse,
     SubscribeToTaskRequest,
 )
+from a2a.utils.errors import A2AError, TaskNotCancelableError, TaskNotFoundError
 
 from hub.core.events import utcnow
 from hub.core.models import Interaction, InteractionStatus, Task
@@ -52,7 +53,11 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
-NETWORK_ERRORS = (httpx.HTTPError, A2AClientError, RemoteUnreachable, OSError)
+# Anything else the remote answers with (internal errors, malformed answers) is retried
+# like an outage: the grace period bounds how long.
+NETWORK_ERRORS = (httpx.HTTPError, A2AClientError, A2AError, RemoteUnreachable, OSError)
+TASK_LOST = "remote_task_lost"
+SIGNED_IN = "The person has completed the authorisation you asked for; please go on."
 MAX_POLL_DELAY_S = 30.0
 
 
@@ -76,6 +81,17 @@ class CallRunner:
             reporter = TaskReporter(call.workspace_id, call.id, call.agent_id)
             try:
                 idle = await self.step(call, task, remote, reporter)
+            except TaskNotFoundError:
+                # The remote forgot the task (say it restarted without storage): it will
+                # never report again, so the hub task ends here rather than wait forever.
+                reporter.acting_as = "system"
+                await reporter.move(TaskStatus.FAILED, "lost", error=TASK_LOST, reason=TASK_LOST)
+                await RemoteCall.filter(id=call.id).update(finished=True, updated_at=utcnow())
+                return
+            except TaskNotCancelableError:
+                # It ended before the cancel arrived; the next read shows how it ended.
+                await RemoteCall.filter(id=call.id).update(cancel_sent_at=utcnow())
+                continue
             except NETWORK_ERRORS as error:
                 logger.info("remote agent %s unreachable: %s", remote.id, error)
                 await note_contact(remote.id, reachable=False)
@@ -112,15 +128,15 @@ class CallRunner:
                 return await self._answer(call, reporter, client)
             if call.last_state in FINAL_STATES:
                 return 0.0
-            if remote.streaming:
-                await self.consume(
-                    call, reporter, client.subscribe(SubscribeToTaskRequest(id=call.remote_task_id))
-                )
-                return 0.0 if call.last_state in FINAL_STATES else self.connector.poll_interval_s
             before = call.last_state
+            # GetTask first, even when streaming: a remote refuses SubscribeToTask for a task
+            # that ended while the hub was away, and this read carries that ending.
             current = await client.get_task(GetTaskRequest(id=call.remote_task_id))
-            await self._note_ids(call, as_dict(current))
             await reporter.apply_task(call, as_dict(current))
+            if remote.streaming and call.last_state not in FINAL_STATES and not call.interaction_id:
+                request = SubscribeToTaskRequest(id=call.remote_task_id)
+                await self.consume(call, reporter, client.subscribe(request))
+                return 0.0 if call.last_state in FINAL_STATES else self.connector.poll_interval_s
             # Backoff while nothing changes; back to quick polls once something does.
             if call.last_state == before:
                 self._poll_delay = min(self._poll_delay * 2, MAX_POLL_DELAY_S)
@@ -140,13 +156,14 @@ class CallRunner:
         options = {o.get("id"): o.get("label") for o in interaction.payload.get("options", [])}
         if call.last_state == "auth-required":
             if response.get("optionId") == "cancel":
-                task = await Task.get(id=call.id)
-                task.cancel_requested_at = task.cancel_requested_at or utcnow()
+                await RemoteCall.filter(id=call.id).update(answered_interaction_id=interaction.id)
                 answer = await client.cancel_task(CancelTaskRequest(id=call.remote_task_id))
                 await reporter.apply_task(call, as_dict(answer))
                 call.cancel_sent_at = utcnow()
-            await call.save(update_fields=["answered_interaction_id", "cancel_sent_at"])
-            return 0.0
+                await call.save(update_fields=["answered_interaction_id", "cancel_sent_at"])
+                return 0.0
+            # Only the fact that the person signed in goes back, never a credential.
+            response = {"text": SIGNED_IN}
         text = response.get("text") or options.get(response.get("optionId")) or ""
         # Saved first: an answer is sent at most once, even if the hub stops mid-send.
         await call.save(update_fields=["answered_interaction_id"])

@@ -59,7 +59,7 @@ class Person:
         return str(body["id"])
 
     async def wait_task(
-        self, task_id: str, until: Callable[[dict[str, Any]], bool], timeout: float = 20.0
+        self, task_id: str, until: Callable[[dict[str, Any]], bool], within_s: float = 20.0
     ) -> dict[str, Any]:
         """The task's detail once ``until`` holds (checked on each poll), or fail."""
         detail: dict[str, Any] = {}
@@ -73,7 +73,7 @@ class Person:
                 await asyncio.sleep(0.05)
 
         try:
-            await asyncio.wait_for(poll(), timeout)
+            await asyncio.wait_for(poll(), within_s)
         except TimeoutError:
             raise AssertionError(f"task never got there; last seen: {detail}") from None
         return detail
