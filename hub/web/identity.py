@@ -119,7 +119,11 @@ async def member_of(workspace_id: str, *, write: bool = False) -> tuple[Caller, 
     viewers: they may look, not act.
     """
     caller = await current_caller()
-    membership = await require_membership(caller.user, workspace_id)
+    memberships: dict[str, Membership] = g.setdefault("lineup_memberships", {})
+    membership = memberships.get(workspace_id)
+    if membership is None:
+        membership = await require_membership(caller.user, workspace_id)
+        memberships[workspace_id] = membership
     if write and membership.role == Role.VIEWER:
         raise Forbidden(
             "Viewers of a workspace can look but not act.",

@@ -63,7 +63,7 @@ def token_view(token: ApiToken) -> dict[str, Any]:
 
 @blueprint.post("/auth/register")
 @security_scheme([])
-@json_body(Registration)
+@json_body(Registration, public=True)
 async def register(body: Registration) -> tuple[dict[str, Any], int]:
     """Create an account and its personal workspace; the response also signs you in."""
     user, workspace = await create_user(body.email, body.password, body.display_name)
@@ -73,7 +73,7 @@ async def register(body: Registration) -> tuple[dict[str, Any], int]:
 
 @blueprint.post("/auth/login")
 @security_scheme([])
-@json_body(Credentials)
+@json_body(Credentials, public=True)
 async def login(body: Credentials) -> dict[str, Any]:
     """Sign in with email and password: sets the session cookie."""
     source, account = request.remote_addr, body.email.strip().lower()

@@ -22,6 +22,7 @@ from quart_schema import document_querystring, document_request
 
 from hub.core.errors import InvalidInput
 from hub.core.idempotency import MAX_KEY_LENGTH
+from hub.web.identity import current_caller, member_of
 
 IDEMPOTENCY_HEADER = "Idempotency-Key"
 MAX_BODY_BYTES = 1_000_000
@@ -66,15 +67,29 @@ def validated(model: type[Model], data: Any, what: str = "request body") -> Mode
         raise invalid(error, what) from None
 
 
-def json_body(model: type[BaseModel], *, optional: bool = False) -> Callable[[View], View]:
+async def _caller_first(kwargs: dict[str, Any]) -> None:
+    """Who is asking is settled before what they sent is read: a stranger learns nothing from
+    validation errors, and is refused the same way whatever the body."""
+    if "ws" in kwargs:
+        await member_of(kwargs["ws"])
+    else:
+        await current_caller()
+
+
+def json_body(
+    model: type[BaseModel], *, optional: bool = False, public: bool = False
+) -> Callable[[View], View]:
     """Validate the JSON body as ``model`` and pass it as ``body=``.
 
-    ``optional``: an empty body reads as ``{}`` (e.g. a cancel with no reason).
+    ``optional``: an empty body reads as ``{}`` (e.g. a cancel with no reason). ``public``:
+    the route needs no caller (sign-up, login).
     """
 
     def decorate(view: View) -> View:
         @wraps(view)
         async def wrapper(*args: Any, **kwargs: Any) -> Any:
+            if not public:
+                await _caller_first(kwargs)
             raw = await request.get_data(as_text=False)
             if len(raw) > MAX_BODY_BYTES:
                 raise InvalidInput(
@@ -106,6 +121,7 @@ def query_args(model: type[BaseModel]) -> Callable[[View], View]:
     def decorate(view: View) -> View:
         @wraps(view)
         async def wrapper(*args: Any, **kwargs: Any) -> Any:
+            await _caller_first(kwargs)
             data = {key: request.args.get(key) for key in request.args}
             return await view(*args, query=validated(model, data, "query string"), **kwargs)
 

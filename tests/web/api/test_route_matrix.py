@@ -1,0 +1,133 @@
+"""The isolation matrix, generated from the route table (spec §11).
+
+Every HTTP route the app serves is tried with no credentials and with another workspace's
+token, its path filled with ids of the first workspace's objects. Nothing but an explicit
+list of public routes may answer anything other than a refusal; no route may answer 5xx.
+A new route is covered the moment it is registered: if the test cannot fill one of its
+path parameters it fails and asks for the parameter, instead of skipping the route.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from quart import Quart
+
+from hub.core.accounts import create_api_token
+from hub.core.events import append_event
+from hub.core.ids import new_id
+from hub.core.models import User
+from tests.web.api.conftest import Person
+from tests.web.api.test_access import objects_of
+
+# Routes anyone may call: sign-in and sign-up, health, the API's description, static files,
+# the agent gateway (it authenticates agents itself) and signed email links (the signature
+# is the credential; see tests/channels for their refusals).
+PUBLIC = {
+    "/",
+    "/login",
+    "/signup",
+    "/healthz",
+    "/metrics",
+    "/api/docs",
+    "/api/openapi.json",
+    "/api/v1/auth/login",
+    "/api/v1/auth/register",
+    "/api/v1/auth/logout",  # ending no session is a no-op
+    "/static/<path:filename>",
+    "/lap/v0.1",
+    "/a/<token>",
+}
+# Routes about the caller rather than a workspace: another person reaches their own data.
+CALLER_SCOPED = {
+    "/api/v1/me",
+    "/api/v1/workspaces",
+    "/api/v1/auth/tokens",
+    "/api/v1/me/channels",
+    "/api/v1/me/channels/telegram/link",
+    "/api/v1/me/notification-preferences",
+    "/logout",
+}
+REFUSED = {401, 403, 404, 405, 302, 303}
+
+
+async def world(owner: Person) -> dict[str, str]:
+    ids = await objects_of(owner.workspace_id)
+    artifact = new_id("artifact")
+    await append_event(
+        owner.workspace_id,
+        "artifact.created",
+        {"artifactId": artifact, "taskId": ids["task"], "name": "log", "url": "https://x.test/l"},
+        actor=f"agent:{ids['agent']}",
+    )
+    token, _ = await create_api_token(await User.get(id=owner.user_id), "second")
+    return {
+        "ws": owner.workspace_id,
+        "workspace_id": owner.workspace_id,
+        "agent_id": ids["agent"],
+        "conversation_id": ids["conversation"],
+        "task_id": ids["task"],
+        "interaction_id": ids["interaction"],
+        "artifact_id": artifact,
+        "token_id": token.id,
+        "name": "mail.eml",
+    }
+
+
+def concrete(rule: Any, ids: dict[str, str]) -> str:
+    path = rule.rule
+    for argument in rule.arguments:
+        assert argument in ids, f"route {rule.rule}: teach this test a value for <{argument}>"
+        path = path.replace(f"<{argument}>", ids[argument])
+    return path
+
+
+def http_rules(app: Quart) -> list[tuple[str, Any]]:
+    rules = []
+    for rule in app.url_map.iter_rules():
+        if rule.websocket or rule.rule in PUBLIC:
+            continue
+        for method in sorted((rule.methods or set()) - {"HEAD", "OPTIONS"}):
+            rules.append((method, rule))
+    return rules
+
+
+async def call(app: Quart, method: str, path: str, token: str | None) -> tuple[int, str]:
+    headers = {"Authorization": f"Bearer {token}"} if token else {}
+    body = {"name": "x", "title": "x", "content": "x", "optionId": "approve"}
+    client = app.test_client()
+    response = await client.open(
+        path, method=method, headers=headers, json=None if method == "GET" else body
+    )
+    return response.status_code, await response.get_data(as_text=True)
+
+
+async def test_no_route_serves_another_workspace_or_a_stranger(app: Quart, sign_up) -> None:  # type: ignore[no-untyped-def]
+    owner, stranger = await sign_up("owner"), await sign_up("stranger")
+    ids = await world(owner)
+    rules = http_rules(app)
+    assert len(rules) > 40  # the matrix really is generated from the app
+    for method, rule in rules:
+        path = concrete(rule, ids)
+        anonymous, body = await call(app, method, path, None)
+        assert anonymous in REFUSED, (method, path, anonymous, body[:300])
+        if anonymous in (302, 303):
+            assert rule.rule.startswith(("/w/", "/logout", "/dev/")), (method, path)
+        if rule.rule in CALLER_SCOPED:
+            continue
+        status, body = await call(app, method, path, stranger.token)
+        assert status in REFUSED, (method, path, status, body[:300])
+        assert status < 500
+
+
+async def test_refusals_are_json_with_a_code_and_a_hint(app: Quart, sign_up) -> None:  # type: ignore[no-untyped-def]
+    owner, stranger = await sign_up("owner"), await sign_up("stranger")
+    ids = await world(owner)
+    for method, rule in http_rules(app):
+        if not rule.rule.startswith("/api/") or rule.rule in CALLER_SCOPED:
+            continue
+        status, body = await call(app, method, concrete(rule, ids), stranger.token)
+        error = json.loads(body)["error"]
+        assert error["code"] and error["hint"], (rule.rule, body)
+        assert ids["task_id"] not in error["message"] or status == 404
