@@ -24,6 +24,7 @@ import hashlib
 import json
 import logging
 import time
+from collections import defaultdict
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -63,7 +64,8 @@ class McpOverHttp:
         self.inner = inner
         self.settings = settings
         self.served: dict[str, _Served] = {}
-        self._opening = asyncio.Lock()
+        # One lock per credential: a slow start of one agent never holds up another's.
+        self._opening: defaultdict[str, asyncio.Lock] = defaultdict(asyncio.Lock)
 
     async def __call__(
         self, scope: Scope, receive: ASGIReceiveCallable, send: ASGISendCallable
@@ -93,7 +95,7 @@ class McpOverHttp:
 
     async def _served(self, credential: str) -> _Served:
         key = hashlib.sha256(credential.encode()).hexdigest()
-        async with self._opening:
+        async with self._opening[key]:
             served = self.served.get(key)
             if served is None or served.runner.done():
                 served = await self._open(credential, key)

@@ -42,12 +42,13 @@ TaskId = Annotated[
 
 
 def task_of(box: Toolbox, task_id: str) -> TrackedTask:
+    """The task ``task_id`` as far as this server knows it. One it has not seen (started
+    before a restart, say) is taken on trust: the hub, which knows every task, refuses a
+    report on a task that is not this agent's, and that refusal reaches the model."""
     task = box.worklog.tasks.get(task_id)
     if task is None:
-        raise ToolError(
-            f"unknown_task: {task_id} is not one of this agent's tasks. Read the "
-            "lineup://tasks/open resource, or start_task first."
-        )
+        task = TrackedTask(task_id, "", "", "unknown", None, "unknown")
+        box.worklog.tasks[task_id] = task
     return task
 
 

@@ -49,7 +49,8 @@ class Worklog:
         agent.on("task.cancel_requested")(self._cancel_requested)
 
     def open_tasks(self) -> list[TrackedTask]:
-        return [t for t in self.tasks.values() if t.status not in TERMINAL]
+        # "unknown": named by the model but not (yet) confirmed by the hub.
+        return [t for t in self.tasks.values() if t.status not in TERMINAL | {"unknown"}]
 
     async def start(self, title: str, description: str, conversation_id: str | None) -> TrackedTask:
         payload: dict[str, Any] = {"taskId": new_id("task"), "title": title}
@@ -68,6 +69,10 @@ class Worklog:
         if task.status == "queued":
             await self.agent.send("task.accepted", {"taskId": task.id}, task_id=task.id)
             task.status = "running"
+        elif task.status == "unknown":
+            # Queued or already running, we cannot tell; "running" is right for both (and
+            # the hub refuses it for a task that is not this agent's or has ended).
+            await self.report(task, "running")
 
     async def report(
         self,
@@ -78,7 +83,8 @@ class Worklog:
         summary: str | None = None,
         error: str | None = None,
     ) -> None:
-        await self.accept(task)
+        if task.status == "queued":
+            await self.accept(task)
         payload: dict[str, Any] = {"taskId": task.id, "status": status}
         for key, value in (("progress", progress), ("summary", summary), ("error", error)):
             if value is not None:

@@ -119,8 +119,11 @@ async def _confirmed_agent(hub: LiveHub, name: str) -> str:
 
 
 @contextlib.asynccontextmanager
-async def stdio_agent(hub: LiveHub, state_dir: Path, *extra: str) -> AsyncIterator[McpAgent]:
-    """``lineup mcp`` started by the MCP client, paired with a fresh code."""
+async def stdio_agent(
+    hub: LiveHub, state_dir: Path, *extra: str, confirm: bool = True
+) -> AsyncIterator[McpAgent]:
+    """``lineup mcp`` started by the MCP client, paired with a fresh code on its first start
+    (later starts use the stored credential; the agent is confirmed once, the first time)."""
     command = [
         *("-m", "hub.cli", "mcp", "--hub", hub.url, "--name", "Claude Code"),
         *("--pair", await hub.pairing_code(), "--state-dir", str(state_dir), *extra),
@@ -130,7 +133,10 @@ async def stdio_agent(hub: LiveHub, state_dir: Path, *extra: str) -> AsyncIterat
     )
     state_dir.mkdir(parents=True, exist_ok=True)
     async with Client(parameters) as client:
-        agent_id = await _confirmed_agent(hub, "Claude Code")
+        if confirm:
+            agent_id = await _confirmed_agent(hub, "Claude Code")
+        else:
+            agent_id = (await hub.api("GET", "/agents"))["agents"][0]["id"]
         yield McpAgent(client, hub, agent_id)
 
 
