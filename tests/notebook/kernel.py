@@ -42,6 +42,17 @@ async def widget(client: NotebookClient, *classes: str, within_s: float = 30.0) 
     return found[0]
 
 
+async def state_of(
+    client: NotebookClient, comm_id: str, key: str, holds: Any, within_s: float = 30.0
+) -> Any:
+    """The widget's ``key`` once ``holds(value)`` is true: the kernel's updates reach the
+    client over iopub on their own schedule."""
+    async with asyncio.timeout(within_s):
+        while not holds(value := client.widget_state[comm_id].get(key)):  # noqa: ASYNC110
+            await asyncio.sleep(0.05)
+    return value
+
+
 def _send(client: NotebookClient, comm_id: str, data: dict[str, Any]) -> None:
     assert client.kc is not None
     message = client.kc.session.msg("comm_msg", {"comm_id": comm_id, "data": data})

@@ -18,7 +18,14 @@ import nbformat
 import pytest
 
 from hub.core.models import Event, Interaction, InteractionStatus
-from tests.notebook.kernel import click, notebook_client, outputs_text, set_value, widget
+from tests.notebook.kernel import (
+    click,
+    notebook_client,
+    outputs_text,
+    set_value,
+    state_of,
+    widget,
+)
 from tests.notebook.live import cards, notebook_agent, person, running_task, token_of, until
 from tests.sdk.live import LiveHub, live_hub
 
@@ -55,7 +62,7 @@ async def test_the_agent_notebook_waits_for_an_approval_given_on_the_web(
         await until(asked, within_s=NOTEBOOK_TIMEOUT_S)
         # While the cell waits, its panel shows the task waiting and the pending card.
         state = await widget(client, "lineup-task-state")
-        assert "waiting for a person" in client.widget_state[state]["value"]
+        await state_of(client, state, "value", lambda v: "waiting for a person" in str(v))
         card = await widget(client, f"lineup-card-{pending[0].id}", "lineup-card")
         assert card
         approve = await widget(client, f"lineup-card-{pending[0].id}", "lineup-option-approve")
