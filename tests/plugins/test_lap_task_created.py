@@ -1,0 +1,51 @@
+"""``task.created`` from an agent: a task it starts on its own, always assigned to itself."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+
+from hub.core.models import Task
+from hub.testing import HubProcess
+from tests.plugins.lap_client import raw_agent
+from tests.plugins.test_lap_gateway import paired
+
+
+@pytest.fixture
+async def hub(db: str, tmp_path: Path) -> AsyncIterator[HubProcess]:
+    process = HubProcess(db, tmp_path / "hub")
+    await asyncio.to_thread(process.start)
+    try:
+        yield process
+    finally:
+        await asyncio.to_thread(process.stop)
+
+
+async def test_an_agent_starts_a_task_for_itself_only(
+    hub: HubProcess,
+    make_user,  # type: ignore[no-untyped-def]
+) -> None:
+    _, workspace = await make_user()
+    agent_id, credential = await paired(hub, workspace)
+    other_id, _ = await paired(hub, workspace, name="other")
+    async with raw_agent(hub.url, credential) as (agent, _):
+        await agent.hello()
+        ack = await agent.call(
+            "task.created", {"title": "Upgrade the database", "targetAgentId": other_id}
+        )
+        assert ack["type"] == "ack"
+        task_id = ack["payload"]["taskId"]
+        assigned = await agent.frame_of_type("task.assigned")
+        assert assigned["payload"]["task"]["id"] == task_id
+
+        accepted = await agent.call("task.accepted", {"taskId": task_id})
+        assert accepted["type"] == "ack"
+        untitled = await agent.call("task.created", {"description": "no title"})
+        assert untitled["type"] == "error"
+
+    task = await Task.get(id=task_id)
+    assert task.target_agent_id == agent_id and task.created_by == f"agent:{agent_id}"
+    assert task.status == "running"
