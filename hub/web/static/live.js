@@ -183,18 +183,32 @@
       if (response.redirected || !response.ok) return;
       const doc = new DOMParser().parseFromString(await response.text(), "text/html");
       let deferred = false;
-      doc.querySelectorAll("[data-live]").forEach((fresh) => {
-        const key = fresh.getAttribute("data-live");
-        const current = document.querySelector(`[data-live="${CSS.escape(key)}"]`);
-        if (!current || current.innerHTML === fresh.innerHTML) return;
+      const swap = (current, fresh) => {
+        if (!current || !fresh || current.innerHTML === fresh.innerHTML) return;
         if (busy(current)) {
           deferred = true;
           return;
         }
         const replacement = document.importNode(fresh, true);
+        // Text still streaming is not stored yet: carry it over until its message is.
+        current.querySelectorAll("[data-streaming]").forEach((item) => {
+          const id = CSS.escape(item.dataset.message);
+          const thread = replacement.querySelector("[data-thread]") || replacement;
+          if (!replacement.querySelector(`[data-message="${id}"]`)) thread.appendChild(item);
+        });
         current.replaceWith(replacement);
         LineUp.enhance(replacement);
+      };
+      const keys = (root) => [...root.querySelectorAll("[data-live]")].map((r) => r.dataset.live);
+      const same = keys(doc).join(" ") === keys(document).join(" ");
+      doc.querySelectorAll("[data-live]").forEach((fresh) => {
+        // A region came or went (say, the first task of a conversation): the page body is
+        // redrawn as a whole below; the regions outside it (the top bar) one by one.
+        if (!same && fresh.closest(".layout")) return;
+        const key = CSS.escape(fresh.getAttribute("data-live"));
+        swap(document.querySelector(`[data-live="${key}"]`), fresh);
       });
+      if (!same) swap(document.querySelector(".layout"), doc.querySelector(".layout"));
       if (deferred) document.addEventListener("focusout", () => scheduleRefresh(300), { once: true });
       const sequence = doc.body.dataset.sequence;
       if (sequence) body.dataset.sequence = sequence;
