@@ -17,7 +17,7 @@ from quart.typing import TestClientProtocol
 from hub.channels.runtime import ChannelRuntime, runtime_of
 from hub.channels.telegram import TelegramChannel
 from hub.config import load_settings
-from hub.core.accounts import create_api_token, create_user
+from hub.core.accounts import create_api_token, create_user, workspaces_of
 from hub.core.channel_accounts import create_link_token
 from hub.core.events import append_event
 from hub.core.ids import new_id
@@ -163,9 +163,14 @@ class _running_hub:
         runtime.worker.idle_poll_s = 0.2
         self._context = app.test_app()
         test_app = await self._context.__aenter__()
-        user, workspace = await create_user("owner@example.com", "correct horse", "Ada")
+        existing = await User.filter(email="owner@example.com").first()
+        if existing is None:  # a second hub on the same database finds the first one's owner
+            user, workspace = await create_user("owner@example.com", "correct horse", "Ada")
+            agent = await make_agent(workspace)
+        else:
+            user, [workspace] = existing, await workspaces_of(existing)
+            agent = await Agent.get(workspace_id=workspace.id)
         _, token = await create_api_token(user, "test")
-        agent = await make_agent(workspace)
         return Hub(app, test_app.test_client(), runtime, agent, Person(user, workspace, token))
 
     async def __aexit__(self, *exc: object) -> None:

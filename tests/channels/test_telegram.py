@@ -5,6 +5,7 @@ from __future__ import annotations
 from hub.core.events import append_event
 from hub.core.interactions import respond_to_interaction
 from hub.core.models import Interaction, InteractionStatus
+from hub.core.notification_models import Notification
 from tests.channels.answering import telegram_card
 from tests.channels.conftest import eventually
 from tests.channels.peers import BotApiPeer
@@ -107,3 +108,18 @@ async def test_a_failed_task_is_told(make_hub, bot_api: BotApiPeer) -> None:
             lambda: next((m for m in bot_api.chat(ADA) if "failed" in m.text), None)
         )
         assert "Ship the release" in told.text and "disk full" in told.text
+
+
+async def test_a_bot_api_away_at_start_delays_cards_until_it_is_back(
+    make_hub, bot_api: BotApiPeer
+) -> None:
+    async with make_hub(telegram_bot_token=bot_api.token, telegram_api_url=bot_api.url) as hub:
+        await hub.link_telegram(hub.owner, bot_api, ADA)
+    await bot_api.stop()
+    async with make_hub(telegram_bot_token=bot_api.token, telegram_api_url=bot_api.url) as hub:
+        await hub.ask(title="Card while the Bot API is away")
+        await eventually(lambda: Notification.filter(surface="telegram", attempts__gte=1).exists())
+        await bot_api.start()
+        card = await telegram_card(bot_api, ADA, "Card while the Bot API is away")
+        query = bot_api.press(ADA, card, card.button("Approve")["callback_data"])
+        assert (await eventually(lambda: bot_api.answers.get(query)))["text"].startswith("Thank")
