@@ -20,7 +20,7 @@ from hub.config import Settings, load_settings
 from hub.core.bus import DEFAULT_BUS
 from hub.core.database import close_database, open_database
 from hub.core.relay import PostgresRelay
-from hub.web import api, client_socket, errors, health, pages
+from hub.web import api, api_docs, client_socket, errors, health, pages
 
 logger = logging.getLogger(__name__)
 
@@ -36,6 +36,7 @@ def create_app(settings: Settings | None = None, **overrides: Any) -> Quart:
     health.init_app(app)
     pages.init_app(app)
     api.init_app(app, settings)
+    api_docs.init_app(app)
     client_socket.init_app(app)
     plugins.load_plugins(app)
 

@@ -47,7 +47,7 @@ def init_app(app: Quart, settings: Settings) -> None:
     QuartSchema(
         app,
         openapi_path="/api/openapi.json",
-        swagger_ui_path="/api/docs",
+        swagger_ui_path=None,  # served offline by hub.web.api_docs
         redoc_ui_path=None,
         scalar_ui_path=None,
         info=Info(
