@@ -16,7 +16,12 @@ from pydantic import BaseModel, Field, ValidationError
 
 from hub.protocol.interactions import InputFormat, InputSpec, InteractionCard, InteractionType
 from hub.protocol.interactions import Option as CardOption
-from plugins.mcp_server.decisions import decision_result, pending_result
+from plugins.mcp_server.decisions import (
+    Cancelled,
+    cancelled_result,
+    decision_result,
+    pending_result,
+)
 from plugins.mcp_server.toolbox import TaskId, Toolbox, checked, task_of
 
 
@@ -71,6 +76,8 @@ def add_asking_tools(server: MCPServer, box: Toolbox) -> None:
 
         await tick(0, wait_s)
         answer = await box.decisions.wait(handle, wait_s, tick)
+        if isinstance(answer, Cancelled):
+            return cancelled_result(answer)
         return decision_result(answer) if answer else pending_result(handle, wait_s)
 
     @server.tool()

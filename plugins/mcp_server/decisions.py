@@ -5,6 +5,9 @@ few minutes. So the wait is bounded; the card stays open in the hub, and its id 
 pending handle ``get_decision`` waits on later. Answers arrive as ``interaction.resolved``
 downlinks; the SDK stores each one in its state file before any handler runs, so an answer
 given while this process was down is found after a restart, not lost.
+
+A person may also cancel the task a card belongs to; the card then takes no answer, so the
+wait ends at once with the cancellation instead of running out.
 """
 
 from __future__ import annotations
@@ -25,6 +28,15 @@ from hub.sdk.ids import new_id
 PROGRESS_EVERY_S = 10.0
 
 Tick = Callable[[float, float], Awaitable[None]]
+
+
+@dataclass(frozen=True)
+class Cancelled:
+    """The card's task was cancelled: no answer will come."""
+
+    handle: str
+    task_id: str
+    reason: str
 
 
 @dataclass
@@ -48,8 +60,9 @@ class Decisions:
         self.agent = agent
         self.progress_every_s = progress_every_s
         self.pending: dict[str, Asked] = {}
-        self._answers: dict[str, asyncio.Future[Resolution]] = {}
+        self._answers: dict[str, asyncio.Future[Resolution | Cancelled]] = {}
         agent.on("interaction.resolved")(self._resolved)
+        agent.on("task.cancel_requested")(self._task_cancelled)
 
     async def ask(self, card: InteractionCard, task_id: str | None) -> str:
         """Send ``card`` (the hub validates and stores it); returns its id, the handle."""
@@ -66,7 +79,7 @@ class Decisions:
         stored = self.agent.state.resolutions.get(handle)
         return Resolution.from_payload(stored) if stored is not None else None
 
-    async def wait(self, handle: str, wait_s: float, tick: Tick) -> Resolution | None:
+    async def wait(self, handle: str, wait_s: float, tick: Tick) -> Resolution | Cancelled | None:
         """The answer to ``handle``, or None if none came within ``wait_s`` seconds.
 
         ``tick(elapsed, wait_s)`` is awaited every ``progress_every_s`` while waiting.
@@ -88,7 +101,7 @@ class Decisions:
             except TimeoutError:
                 await tick(min(time.monotonic() - started, wait_s), wait_s)
 
-    def _future(self, handle: str) -> asyncio.Future[Resolution]:
+    def _future(self, handle: str) -> asyncio.Future[Resolution | Cancelled]:
         future = self._answers.get(handle)
         if future is None:
             future = asyncio.get_running_loop().create_future()
@@ -101,6 +114,16 @@ class Decisions:
         future = self._answers.pop(answer.interaction_id, None)
         if future is not None and not future.done():
             future.set_result(answer)
+
+    async def _task_cancelled(self, downlink: Downlink) -> None:
+        task_id = str(downlink.payload.get("taskId") or "")
+        reason = str(downlink.payload.get("reason") or "")
+        for handle, asked in list(self.pending.items()):
+            if asked.task_id and asked.task_id == task_id:
+                del self.pending[handle]
+                future = self._answers.pop(handle, None)
+                if future is not None and not future.done():
+                    future.set_result(Cancelled(handle, task_id, reason))
 
 
 def decision_result(answer: Resolution) -> dict[str, Any]:
@@ -122,6 +145,17 @@ def decision_result(answer: Resolution) -> dict[str, Any]:
     if answer.comment is not None:
         result["comment"] = answer.comment
     return result
+
+
+def cancelled_result(cancelled: Cancelled) -> dict[str, Any]:
+    return {
+        "status": "cancelled",
+        "handle": cancelled.handle,
+        "taskId": cancelled.task_id,
+        "reason": cancelled.reason,
+        "next": "The person cancelled this task, so the request takes no answer. Stop the "
+        "task's work; do not do what you asked about.",
+    }
 
 
 def pending_result(handle: str, waited_s: float) -> dict[str, Any]:

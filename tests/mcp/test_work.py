@@ -71,6 +71,24 @@ async def test_a_task_a_person_assigned_is_taken_and_answered_in_its_conversatio
     assert (await hub.api("GET", f"/tasks/{task_id}"))["status"] == "running"
 
 
+async def test_cancelling_the_task_ends_a_request_waiting_on_it(
+    hub: LiveHub, connect: Any, tmp_path: Path
+) -> None:
+    async with connect(hub, tmp_path / "agent") as agent:
+        task, _ = await agent.call("start_task", title="Reindex the search cluster")
+        task_id = task["taskId"]
+        call = await agent.call_in_background(
+            "request_approval", action="Drop the old index", task_id=task_id, wait_seconds=120
+        )
+        await eventually(lambda: _status_is(hub, task_id, "waiting_for_human"))
+        await hub.api("POST", f"/tasks/{task_id}/cancel", {"reason": "Wrong cluster"})
+        result, _ = await call
+        assert result["status"] == "cancelled" and result["reason"] == "Wrong cluster"
+        await eventually(lambda: _status_is(hub, task_id, "cancelled"))
+        opened = await agent.client.read_resource("lineup://tasks/open")
+        assert json.loads(opened.contents[0].text) == []  # type: ignore[union-attr]
+
+
 async def test_mcp_over_http_refuses_requests_without_a_valid_agent_credential(
     hub: LiveHub,
 ) -> None:
