@@ -6,6 +6,7 @@ in the layout of spec §8.1. The detail pane shows the conversation's latest tra
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from typing import Any
 
 from quart import Blueprint, flash, redirect, render_template, request, url_for
@@ -184,9 +185,7 @@ async def _render_thread(
 
 
 def _sort_key(moment: str) -> str:
-    # Both kinds of timestamp in one comparable UTC form.
-    from datetime import UTC, datetime
-
+    # Messages carry ISO strings, cards datetimes: one comparable UTC form for both.
     return datetime.fromisoformat(moment.replace("Z", "+00:00")).astimezone(UTC).isoformat()
 
 
