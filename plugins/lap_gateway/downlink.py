@@ -115,9 +115,10 @@ class AgentDownlink:
         while True:
             assert self._subscription is not None
             try:
-                published = await asyncio.wait_for(
-                    self._subscription.get(), timeout=self._check_every_s
-                )
+                # asyncio.timeout, not wait_for: on 3.11 wait_for can swallow a cancellation
+                # that races with the result, and this loop must stop when cancelled.
+                async with asyncio.timeout(self._check_every_s):
+                    published = await self._subscription.get()
             except TimeoutError:
                 # A revocation or an event from another hub process never reaches this
                 # process's bus; the periodic look at the database catches both.

@@ -87,7 +87,7 @@ class AgentSession:
                 await self.socket.send(text)
 
     async def send_error(self, error: HubError, envelope_id: str | None) -> None:
-        await self.send(hub_frame("error", error_payload(error, envelope_id), **self._ws()))
+        await self.send(self._error_frame(error, envelope_id))
 
     async def close(
         self, code: int, error: HubError | None = None, envelope_id: str | None = None
@@ -121,18 +121,34 @@ class AgentSession:
             self.finished.set()
 
     async def _handshake(self) -> tuple[Envelope, AgentHello] | None:
-        deadline = time.monotonic() + HELLO_TIMEOUT_S
+        try:
+            async with asyncio.timeout(HELLO_TIMEOUT_S):
+                envelope, hello = await self._read_hello()
+        except TimeoutError:
+            await self.close(
+                POLICY_VIOLATION,
+                InvalidInput(
+                    f"No agent.hello within {HELLO_TIMEOUT_S:.0f} s.", code="hello_timeout"
+                ),
+            )
+            return None
+        self._log_unknown_fields(envelope, hello)
+        outcome = await asyncio.shield(self._identify(envelope, hello))
+        if isinstance(outcome, HubError):
+            await self.close(outcome.close_code, outcome, envelope.id)
+            return None
+        self.agent, credential = outcome
+        if credential is not None:
+            paired = AgentPaired(
+                agent_id=self.agent.id, workspace_id=self.agent.workspace_id, credential=credential
+            )
+            await self.send(hub_frame("agent.paired", paired.wire(), **self._ws()))
+        self._last_presence = time.monotonic()
+        return envelope, hello
+
+    async def _read_hello(self) -> tuple[Envelope, AgentHello]:
         while True:
-            try:
-                raw = await asyncio.wait_for(self.socket.receive(), deadline - time.monotonic())
-            except TimeoutError:
-                await self.close(
-                    POLICY_VIOLATION,
-                    InvalidInput(
-                        f"No agent.hello within {HELLO_TIMEOUT_S:.0f} s.", code="hello_timeout"
-                    ),
-                )
-                return None
+            raw = await self.socket.receive()
             try:
                 envelope = read_envelope(raw)
                 if envelope.type != "agent.hello":
@@ -149,20 +165,27 @@ class AgentSession:
                 await self.send_error(refused.error, refused.envelope_id)
                 continue
             assert isinstance(hello, AgentHello)
-            break
-        self._log_unknown_fields(envelope, hello)
-        try:
-            if self.agent is None:
-                self.agent = await self._pair(envelope, hello)
-            check_workspace(self.agent, envelope)
-            await record_heartbeat(self.agent)
-        except HubError as error:
-            await self.close(error.close_code, error, envelope.id)
-            return None
-        self._last_presence = time.monotonic()
-        return envelope, hello
+            return envelope, hello
 
-    async def _pair(self, envelope: Envelope, hello: AgentHello) -> Agent:
+    async def _identify(
+        self, envelope: Envelope, hello: AgentHello
+    ) -> tuple[Agent, str | None] | HubError:
+        """Who this is (pairing first if needed), and note it alive; or why not.
+
+        Runs shielded: see ``_uplinks``. Returns the error instead of raising it, so a
+        socket gone meanwhile leaves no exception unretrieved.
+        """
+        agent, credential = self.agent, None
+        try:
+            if agent is None:
+                agent, credential = await self._pair(hello)
+            check_workspace(agent, envelope)
+            await record_heartbeat(agent)
+        except HubError as error:
+            return error
+        return agent, credential
+
+    async def _pair(self, hello: AgentHello) -> tuple[Agent, str]:
         if not hello.pairing_code:
             raise Unauthorized(
                 "No credential and no pairing code.",
@@ -185,12 +208,8 @@ class AgentSession:
             secret_key=self.gateway.settings.secret_key,
             source=self.source,
         )
-        paired = AgentPaired(
-            agent_id=agent.id, workspace_id=agent.workspace_id, credential=credential
-        )
-        await self.send(hub_frame("agent.paired", paired.wire(), workspace_id=agent.workspace_id))
         logger.info("agent %s paired in workspace %s", agent.id, agent.workspace_id)
-        return agent
+        return agent, credential
 
     async def _serve(self, envelope: Envelope, hello: AgentHello) -> None:
         agent = self.agent
@@ -222,6 +241,7 @@ class AgentSession:
                 logger.error("session of agent %s failed", agent.id, exc_info=failure)
                 await self.close(INTERNAL_ERROR, HubError("The hub hit an error; connect again."))
             elif not self._closed:  # the downlink saw agent.revoked
+                logger.info("agent %s revoked; closing its socket", agent.id)
                 error = credential_revoked(agent)
                 await self.close(error.close_code, error)
         finally:
@@ -259,23 +279,29 @@ class AgentSession:
     async def _uplinks(self) -> None:
         while not self._closed:
             raw = await self.socket.receive()
-            try:
-                await self._on_frame(raw)
-            except Unauthorized as error:  # revoked while connected (seen at a heartbeat)
-                await self.close(error.close_code, error)
+            # A frame received is handled whole, even if the socket dies meanwhile: the
+            # agent resends it (same id) and gets "duplicate". Cancelling database work
+            # half-way is worse: Tortoise's SQLite client can be left holding its connection
+            # lock (its transaction entry is not cancellation-safe), stalling the whole hub.
+            reply, revoked = await asyncio.shield(self._handle(raw))
+            if revoked is not None:
+                await self.close(revoked.close_code, revoked)
                 return
+            await self.send(reply)
 
-    async def _on_frame(self, raw: str | bytes) -> None:
+    async def _handle(self, raw: str | bytes) -> tuple[str, Unauthorized | None]:
+        """The frame answering ``raw`` (never raises), or the revocation noticed meanwhile."""
         agent = self.agent
         assert agent is not None
+        envelope_id: str | None = None
         try:
-            envelope = read_envelope(raw)
-        except FrameRefused as refused:
-            await self._note_alive(heartbeat=False)
-            await self.send_error(refused.error, refused.envelope_id)
-            return
-        await self._note_alive(heartbeat=envelope.type == "agent.heartbeat")
-        try:
+            try:
+                envelope = read_envelope(raw)
+            except FrameRefused:
+                await self._note_alive(heartbeat=False)
+                raise
+            envelope_id = envelope.id
+            await self._note_alive(heartbeat=envelope.type == "agent.heartbeat")
             check_workspace(agent, envelope)
             payload = read_payload(envelope)
             self._log_unknown_fields(envelope, payload)
@@ -285,22 +311,25 @@ class AgentSession:
                     code="unknown_type",
                     message=f"This hub does not know {envelope.type!r}; the frame was ignored.",
                 )
-                await self.send(hub_frame("warning", warning.wire(), **self._ws()))
-                return
+                return hub_frame("warning", warning.wire(), **self._ws()), None
             ack = await self._act(agent, envelope, payload)
         except FrameRefused as refused:
-            await self.send_error(refused.error, refused.envelope_id)
-            return
+            return self._error_frame(refused.error, refused.envelope_id), None
+        except Unauthorized as error:
+            if error.code == "credential_revoked":
+                return "", error
+            return self._error_frame(error, envelope_id), None
         except HubError as error:
-            await self.send_error(error, envelope.id)
-            return
+            return self._error_frame(error, envelope_id), None
         except Exception:
-            logger.exception(
-                "uplink %s %s from agent %s failed", envelope.type, envelope.id, agent.id
-            )
-            await self.send_error(HubError("The hub could not process this frame."), envelope.id)
-            return
-        await self.send(hub_frame("ack", ack, **self._ws()))
+            logger.exception("uplink %s of agent %s failed", envelope_id, agent.id)
+            return self._error_frame(
+                HubError("The hub could not process this frame."), envelope_id
+            ), None
+        return hub_frame("ack", ack, **self._ws()), None
+
+    def _error_frame(self, error: HubError, envelope_id: str | None) -> str:
+        return hub_frame("error", error_payload(error, envelope_id), **self._ws())
 
     async def _act(self, agent: Agent, envelope: Envelope, payload: WireModel) -> dict[str, Any]:
         if envelope.type == "agent.heartbeat":
