@@ -19,7 +19,7 @@ from collections.abc import Mapping
 from typing import Any
 from urllib.parse import quote, urlencode
 
-from hub.sdk import Agent, Task
+from hub.sdk import Agent, AuthenticationFailed, Task
 from hub.sdk.display import InteractionInfo, TaskInfo
 from hub.sdk.state import normalise_hub_url
 
@@ -155,7 +155,8 @@ class Hub:
                     decided = error.details.get("interaction") or dict(
                         await self.interaction(interaction_id)
                     )
-                raise AnswerRefused(error.message, code=error.code, decided=decided) from error
+                said = f"{error.message} {error.hint}".strip()
+                raise AnswerRefused(said, code=error.code, decided=decided) from error
 
         return respond
 
@@ -179,13 +180,14 @@ class Hub:
         """An SDK ``Agent`` for this workspace, paired and confirmed under ``name``.
 
         ``options`` go to ``Agent`` (``state_dir``, ``profile``, ...). A credential kept from
-        an earlier run under the same profile is used instead of pairing again.
+        an earlier run under the same profile is used instead of pairing again, unless the
+        hub refuses it (the agent was revoked): then the notebook pairs as a new agent.
         """
-        agent = Agent(self.url, name=name, **options)
-        if not agent.state.credential:
+        agent = await self._start_with_kept_credential(name, options)
+        if agent is None:
             created = await self.request("POST", self._ws("/pairing-codes"), {})
             agent = Agent(self.url, name=name, pairing_code=created["code"], **options)
-        await agent.start()
+            await agent.start()
         if agent.workspace_id != self.workspace_id:
             await agent.close()
             raise HubApiError(409, "workspace_mismatch", "That agent belongs to another workspace.")
@@ -196,6 +198,17 @@ class Hub:
                 "POST", self._ws(f"/agents/{agent.agent_id}/confirm"), {"name": name}
             )
         return agent
+
+    async def _start_with_kept_credential(self, name: str, options: dict[str, Any]) -> Agent | None:
+        """The agent connected with the credential of an earlier run; None on a first run
+        or when the hub refuses it (the agent was revoked): then it pairs afresh."""
+        agent = Agent(self.url, name=name, **options)
+        if not agent.state.credential:
+            return None
+        try:
+            return await agent.start()
+        except AuthenticationFailed:
+            return None
 
     async def assign(self, agent: Agent, title: str, *, description: str = "") -> Task:
         """Give ``agent`` (running in this process) a task and return its SDK ``Task`` once

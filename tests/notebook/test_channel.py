@@ -82,3 +82,22 @@ async def test_the_inbox_catches_up_after_the_hub_restarts(hub: LiveHub, tmp_pat
     finally:
         await inbox.close()
         await agent.close()
+
+
+async def test_a_notebook_agent_keeps_its_credential_and_re_pairs_once_revoked(
+    hub: LiveHub, tmp_path: Path
+) -> None:
+    people = await person(hub)
+    first = await notebook_agent(people, tmp_path / "agent")
+    await first.close()
+    again = await notebook_agent(people, tmp_path / "agent")  # the kept credential
+    assert again.agent_id == first.agent_id
+    await again.close()
+    await people.request("POST", f"/workspaces/{hub.workspace_id}/agents/{first.agent_id}/revoke")
+    fresh = await notebook_agent(people, tmp_path / "agent")
+    try:
+        assert fresh.agent_id != first.agent_id and fresh.connected
+        agents = (await hub.api("GET", "/agents"))["agents"]
+        assert {a["id"]: a["status"] for a in agents}[fresh.agent_id] == "online"
+    finally:
+        await fresh.close()
