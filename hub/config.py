@@ -88,6 +88,11 @@ class Settings(BaseSettings):
         "https://api.telegram.org",
         description="Bot API server root; the hub calls `{root}/bot{token}/{method}`.",
     )
+    telegram_webhook_secret: str = Field(
+        "",
+        description="Empty: the hub long-polls Telegram. Set: Telegram posts updates to "
+        "`{public_url}/telegram/webhook` with this secret token (1-256 of `A-Za-z0-9_-`).",
+    )
     a2a_enabled: bool = Field(False, description="Enable the A2A connector for remote agents.")
     a2a_pinned: list[PinnedRemoteAgent] = Field(
         default_factory=list,

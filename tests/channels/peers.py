@@ -14,6 +14,7 @@ import itertools
 import json
 import threading
 import time
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from email import policy
 from email.message import EmailMessage
@@ -98,6 +99,10 @@ class BotApiPeer:
         self._new_update = asyncio.Event()
         self._shutdown: asyncio.Event | None = None
         self._server: asyncio.Task[None] | None = None
+        self.webhook: dict[str, Any] | None = None
+        # Set to post updates to a webhook instead of queueing them for getUpdates.
+        self.push_to: Callable[[dict[str, Any]], Awaitable[Any]] | None = None
+        self._pushing: list[asyncio.Task[Any]] = []
         self.app = self._build()
 
     # --- the wire -------------------------------------------------------------------------
@@ -199,8 +204,15 @@ class BotApiPeer:
 
     def _push(self, update: dict[str, Any]) -> None:
         update["update_id"] = next(self._update_ids)
+        if self.push_to is not None:  # webhook mode: Telegram posts each update to the bot
+            self._pushing.append(asyncio.create_task(self.push_to(update)))
+            return
         self._updates.append(update)
         self._new_update.set()
+
+    async def _setWebhook(self, params: dict[str, Any]) -> bool:
+        self.webhook = params
+        return True
 
     @staticmethod
     def user(user_id: int, name: str = "Ada", language: str = "en") -> dict[str, Any]:

@@ -123,3 +123,43 @@ async def test_a_bot_api_away_at_start_delays_cards_until_it_is_back(
         card = await telegram_card(bot_api, ADA, "Card while the Bot API is away")
         query = bot_api.press(ADA, card, card.button("Approve")["callback_data"])
         assert (await eventually(lambda: bot_api.answers.get(query)))["text"].startswith("Thank")
+
+
+async def test_with_a_webhook_secret_telegram_pushes_updates(make_hub, bot_api: BotApiPeer) -> None:
+    secret = "webhook-secret_123"
+    async with make_hub(
+        telegram_bot_token=bot_api.token,
+        telegram_api_url=bot_api.url,
+        telegram_webhook_secret=secret,
+    ) as hub:
+        await eventually(lambda: bot_api.webhook)
+        assert bot_api.webhook == {
+            "url": "http://hub.test/telegram/webhook",
+            "secret_token": secret,
+            "allowed_updates": ["message", "callback_query"],
+        }
+        assert "getUpdates" not in bot_api.calls
+        statuses: list[int] = []
+
+        async def post(update: dict, token: str = secret) -> None:
+            answer = await hub.client.post(
+                "/telegram/webhook",
+                json=update,
+                headers={"X-Telegram-Bot-Api-Secret-Token": token},
+            )
+            statuses.append(answer.status_code)
+
+        forged = await hub.client.post(
+            "/telegram/webhook",
+            json={"update_id": 1},
+            headers={"X-Telegram-Bot-Api-Secret-Token": "x"},
+        )
+        assert forged.status_code == 403
+        bot_api.push_to = post
+        await hub.link_telegram(hub.owner, bot_api, ADA)
+        interaction_id = await hub.ask(title="Promote the canary?")
+        card = await telegram_card(bot_api, ADA, "Promote the canary?")
+        query = bot_api.press(ADA, card, card.button("Approve")["callback_data"])
+        await eventually(lambda: bot_api.answers.get(query))
+        assert (await Interaction.get(id=interaction_id)).responded_via == "telegram"
+        assert set(statuses) == {200}

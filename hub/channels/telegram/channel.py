@@ -14,9 +14,12 @@ the outcome, here at once and on every other surface through the outbox's update
 from __future__ import annotations
 
 import contextlib
+import hmac
 import logging
 import secrets
 from typing import Any, ClassVar
+
+from quart import Blueprint, request
 
 from hub.channels.base import Capabilities, Channel, ChannelContext, DeliveryRefused, Recipient
 from hub.channels.cards import Card, Notice, load_card
@@ -54,6 +57,7 @@ from hub.channels.telegram.render import (
 
 logger = logging.getLogger(__name__)
 SURFACE = "telegram"
+WEBHOOK_PATH = "/telegram/webhook"
 
 
 class TelegramChannel(Channel):
@@ -67,13 +71,16 @@ class TelegramChannel(Channel):
         super().__init__(context)
         settings = context.settings
         root = settings.telegram_api_url.rstrip("/")
-        self.application: Application[Any, Any, Any, Any, Any, Any] = (
+        self.webhook_secret = settings.telegram_webhook_secret
+        builder = (
             Application.builder()
             .token(settings.telegram_bot_token)
             .base_url(f"{root}/bot")
             .base_file_url(f"{root}/file/bot")
-            .build()
         )
+        if self.webhook_secret:  # Telegram pushes updates to us: nothing to poll
+            builder = builder.updater(None)
+        self.application: Application[Any, Any, Any, Any, Any, Any] = builder.build()
         self.application.add_handler(CommandHandler("start", self._on_start))
         self.application.add_handler(CallbackQueryHandler(self._on_press))
         self.application.add_handler(
@@ -95,7 +102,13 @@ class TelegramChannel(Channel):
         await self.application.initialize()  # getMe: the bot's username, for deep links
         if not self.application.running:
             await self.application.start()
-        if self.application.updater is not None and not self.application.updater.running:
+        if self.webhook_secret:
+            await self.bot.set_webhook(
+                url=self.context.settings.resolved_public_url + WEBHOOK_PATH,
+                secret_token=self.webhook_secret,
+                allowed_updates=["message", "callback_query"],
+            )
+        elif self.application.updater is not None and not self.application.updater.running:
             await self.application.updater.start_polling(
                 poll_interval=0, timeout=self.poll_timeout_s, drop_pending_updates=False
             )
@@ -110,6 +123,26 @@ class TelegramChannel(Channel):
                 await self.application.stop()
         with contextlib.suppress(Exception):
             await self.application.shutdown()
+
+    def blueprint(self) -> Blueprint | None:
+        """With a webhook secret, the endpoint Telegram posts updates to."""
+        if not self.webhook_secret:
+            return None
+        blueprint = Blueprint("telegram_webhook", __name__)
+
+        @blueprint.post(WEBHOOK_PATH)
+        async def webhook() -> tuple[str, int]:
+            given = request.headers.get("X-Telegram-Bot-Api-Secret-Token", "")
+            if not hmac.compare_digest(given.encode(), self.webhook_secret.encode()):
+                return "", 403
+            data = await request.get_json(silent=True)
+            if not isinstance(data, dict):
+                return "", 400
+            # Handled by the same Application (and handlers) as polled updates.
+            await self.application.update_queue.put(Update.de_json(data, self.bot))
+            return "", 200
+
+        return blueprint
 
     async def deep_link(self, token: str) -> str:
         """``https://t.me/<bot>?start=<token>``; opening it sends ``/start <token>``."""
