@@ -83,3 +83,9 @@ async def workspace(make_user) -> Workspace:  # type: ignore[no-untyped-def]
 def tmp_data_dir(tmp_path: Path) -> Path:
     os.environ.setdefault("LINEUP_SECRET_KEY", "test-secret-key-" + "x" * 32)
     return tmp_path
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    from tests.figures import summary
+
+    terminalreporter.write_sep("=", f"reliability figures: {summary()}")

@@ -13,6 +13,7 @@ from quart import Quart, Response, jsonify
 from werkzeug.exceptions import HTTPException
 
 from hub.core.errors import HubError
+from hub.core.storage_faults import storage_fault
 
 logger = logging.getLogger(__name__)
 
@@ -44,5 +45,10 @@ def init_app(app: Quart) -> None:
 
     @app.errorhandler(Exception)
     async def _unexpected(error: Exception) -> Response:
+        fault = storage_fault(error)
+        if fault is not None:
+            # Not a bug: say what is wrong with the storage, without a stack trace per request.
+            logger.warning("database failure: %s: %s", type(error).__name__, error)
+            return error_response(fault)
         logger.exception("unhandled error")
         return error_response(HubError("Something went wrong on the hub."))

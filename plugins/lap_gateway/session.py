@@ -33,6 +33,7 @@ from hub.core.agents import public_status, redeem_pairing_code
 from hub.core.errors import HubError, InvalidInput, Unauthorized
 from hub.core.models import Agent, Workspace
 from hub.core.presence import record_heartbeat
+from hub.core.storage_faults import storage_fault
 from hub.protocol.base import WireModel
 from hub.protocol.lap import (
     AgentHello,
@@ -321,7 +322,12 @@ class AgentSession:
             return self._error_frame(error, envelope_id), None
         except HubError as error:
             return self._error_frame(error, envelope_id), None
-        except Exception:
+        except Exception as error:
+            fault = storage_fault(error)
+            if fault is not None:
+                # The database is down, read-only or full: the agent resends after this.
+                logger.warning("uplink %s not stored: %s", envelope_id, error)
+                return self._error_frame(fault, envelope_id), None
             logger.exception("uplink %s of agent %s failed", envelope_id, agent.id)
             return self._error_frame(
                 HubError("The hub could not process this frame."), envelope_id

@@ -1,0 +1,68 @@
+"""Naming what went wrong when the database itself fails, instead of a bare 500.
+
+A PostgreSQL server that is down or restarting, a SQLite file made read-only, a full disk:
+none is a bug in the hub, and each has a next step a person can take. ``storage_fault``
+turns such an exception into an ``Unavailable`` error (503 over HTTP, "try again later" on
+a socket) with a stable code; anything else is left to the caller's internal-error path.
+The drivers' exceptions are matched by name and message so the core imports neither
+asyncpg nor sqlite3's error classes (Tortoise re-wraps both differently per backend).
+"""
+
+from __future__ import annotations
+
+from hub.core.errors import Unavailable
+
+# Lower-case fragments of driver messages, and what they mean for a person.
+_READ_ONLY = ("attempt to write a readonly database", "readonly database")
+_FULL = ("database or disk is full", "disk full", "no space left on device")
+_UNREACHABLE = (
+    "connection refused",
+    "connection was closed",
+    "connection is closed",
+    "connection lost",
+    "the database system is shutting down",
+    "the database system is starting up",
+    "the database system is in recovery mode",
+    "terminating connection due to administrator command",
+    "pool is closing",
+    "cannot connect",
+    "server closed the connection",
+)
+_UNREACHABLE_TYPES = (
+    "DBConnectionError",
+    "ConnectionDoesNotExistError",
+    "CannotConnectNowError",
+    "AdminShutdownError",
+    "InterfaceError",
+    "ConnectionRefusedError",
+    "ConnectionResetError",
+)
+
+
+def storage_fault(error: BaseException) -> Unavailable | None:
+    """The person-facing error for a database failure, or None if ``error`` is not one."""
+    chain: list[BaseException] = []
+    current: BaseException | None = error
+    while current is not None and len(chain) < 8:
+        chain.append(current)
+        current = current.__cause__ or current.__context__
+    text = " ".join(str(e).lower() for e in chain)
+    names = {type(e).__name__ for e in chain}
+    if any(fragment in text for fragment in _READ_ONLY):
+        return Unavailable(
+            "The hub's database file is read-only; nothing was written.",
+            code="storage_read_only",
+            hint="Give the hub's user write access to the database file and its directory.",
+        )
+    if any(fragment in text for fragment in _FULL):
+        return Unavailable(
+            "The disk holding the hub's database is full; nothing was written.",
+            code="storage_full",
+            hint="Free disk space where the database lives, then retry.",
+        )
+    if names & set(_UNREACHABLE_TYPES) or any(fragment in text for fragment in _UNREACHABLE):
+        return Unavailable(
+            "The hub cannot reach its database right now; nothing was written.",
+            code="database_unavailable",
+        )
+    return None
