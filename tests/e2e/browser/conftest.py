@@ -41,7 +41,10 @@ pytestmark = pytest.mark.skipif(
 def hub(database_url: str, tmp_path: Path) -> Iterator[HubProcess]:
     # The default heartbeat (25 s): agents seeded "online" stay so for the whole test.
     with HubProcess(database_url, tmp_path / "hub") as process:
-        yield process
+        try:
+            yield process
+        finally:
+            print(process.log()[-4000:])  # shown by pytest only when the test fails
 
 
 @pytest.fixture
