@@ -89,3 +89,13 @@ def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
     from tests.figures import summary
 
     terminalreporter.write_sep("=", f"reliability figures: {summary()}")
+
+
+@pytest.fixture(autouse=True)
+def _fresh_token_limits() -> Iterator[None]:
+    """Failed bearer tokens are counted per address, and every test client is 127.0.0.1."""
+    from hub.web.identity import TOKEN_FAILURES
+
+    TOKEN_FAILURES.reset()
+    yield
+    TOKEN_FAILURES.reset()

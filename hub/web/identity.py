@@ -22,6 +22,7 @@ from quart import Quart, current_app, g, has_request_context, request, session, 
 from hub.core.accounts import require_membership, user_for_token
 from hub.core.errors import Forbidden, InvalidInput, Unauthorized
 from hub.core.models import Membership, Role, User
+from hub.core.ratelimit import FailureLimiter
 
 # The same key and cookie the pages use (hub.web.pages.session): one sign-in serves the
 # pages, the JSON API and the client WebSocket alike.
@@ -34,6 +35,12 @@ _SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
 # its answers should read "via a notebook", not "via the API". Surfaces with a transport of
 # their own (email links, Telegram) are never claimable: only the hub's channel records them.
 TOKEN_SURFACES = frozenset({"api", "notebook"})
+# Tokens are long random secrets, out of reach of guessing; the cap is for a client stuck in
+# a loop with a revoked token, or someone scanning: each failure costs a database lookup.
+# A source that keeps sending bad ones is refused for the rest of the minute.
+TOKEN_FAILURES = FailureLimiter(
+    per_source=30, overall=3_000, window_s=60.0, code="token_rate_limited", what="API tokens"
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -99,7 +106,14 @@ async def current_caller() -> Caller:
     connection = request if has_request_context() else websocket
     scheme, _, credential = connection.headers.get("Authorization", "").partition(" ")
     if scheme.lower() == "bearer" and credential.strip():
-        caller = Caller(await user_for_token(credential.strip()), by_session=False)
+        source = connection.remote_addr
+        TOKEN_FAILURES.check(source)
+        try:
+            user = await user_for_token(credential.strip())
+        except Unauthorized:
+            TOKEN_FAILURES.record_failure(source)
+            raise
+        caller = Caller(user, by_session=False)
     else:
         caller = Caller(await _session_user(), by_session=True)
         is_websocket = not has_request_context()
