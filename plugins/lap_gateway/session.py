@@ -24,7 +24,8 @@ import asyncio
 import contextlib
 import logging
 import time
-from typing import TYPE_CHECKING, Any
+from collections.abc import Coroutine
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from quart import Websocket
 
@@ -61,6 +62,8 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
+T = TypeVar("T")
+
 HELLO_TIMEOUT_S = 30.0
 POLICY_VIOLATION = 1008
 INTERNAL_ERROR = 1011
@@ -79,6 +82,7 @@ class AgentSession:
         self._close_requested = asyncio.Event()
         self._send_lock = asyncio.Lock()
         self._last_presence = 0.0
+        self._inflight: asyncio.Future[Any] | None = None
 
     # --- sending and closing ---------------------------------------------------------------
 
@@ -118,8 +122,24 @@ class AgentSession:
             if greeted is not None:
                 await self._serve(*greeted)
         finally:
+            if self._inflight is not None and not self._inflight.done():
+                await asyncio.wait([self._inflight])  # see _finish
             self.gateway.closed(self)
             self.finished.set()
+
+    async def _finish(self, work: Coroutine[Any, Any, T]) -> T:
+        """Run ``work`` to its end even if the session is cancelled meanwhile.
+
+        A frame received is handled whole, even if the socket dies meanwhile: the agent
+        resends it (same id) and gets ``duplicate: true``. Cancelling database work half-way
+        is worse: Tortoise's clients take their connection lock (SQLite) or a pool
+        connection (PostgreSQL) and then await BEGIN without giving it back on cancellation,
+        which stalls every later query of the process. ``run`` waits for it before the
+        session counts as ended, so shutdown never closes the database under it.
+        """
+        job = asyncio.ensure_future(work)
+        self._inflight = job
+        return await asyncio.shield(job)
 
     async def _handshake(self) -> tuple[Envelope, AgentHello] | None:
         try:
@@ -134,7 +154,7 @@ class AgentSession:
             )
             return None
         self._log_unknown_fields(envelope, hello)
-        outcome = await asyncio.shield(self._identify(envelope, hello))
+        outcome = await self._finish(self._identify(envelope, hello))
         if isinstance(outcome, HubError):
             await self.close(outcome.close_code, outcome, envelope.id)
             return None
@@ -173,7 +193,7 @@ class AgentSession:
     ) -> tuple[Agent, str | None] | HubError:
         """Who this is (pairing first if needed), and note it alive; or why not.
 
-        Runs shielded: see ``_uplinks``. Returns the error instead of raising it, so a
+        Runs to its end (``_finish``). Returns the error instead of raising it, so a
         socket gone meanwhile leaves no exception unretrieved.
         """
         agent, credential = self.agent, None
@@ -280,11 +300,7 @@ class AgentSession:
     async def _uplinks(self) -> None:
         while not self._closed:
             raw = await self.socket.receive()
-            # A frame received is handled whole, even if the socket dies meanwhile: the
-            # agent resends it (same id) and gets "duplicate". Cancelling database work
-            # half-way is worse: Tortoise's SQLite client can be left holding its connection
-            # lock (its transaction entry is not cancellation-safe), stalling the whole hub.
-            reply, revoked = await asyncio.shield(self._handle(raw))
+            reply, revoked = await self._finish(self._handle(raw))
             if revoked is not None:
                 await self.close(revoked.close_code, revoked)
                 return
