@@ -16,6 +16,8 @@ from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 from tortoise import Tortoise
+from tortoise.backends.sqlite.client import SqliteTransactionContext
+from tortoise.connection import get_connections
 from tortoise.context import TortoiseContext
 from tortoise.migrations.api import migrate as run_migrations
 
@@ -129,3 +131,30 @@ async def database(database_url: str) -> AsyncIterator[None]:
         yield
     finally:
         await close_database()
+
+
+async def _enter_sqlite_transaction(self: Any) -> Any:
+    """Tortoise's ``SqliteTransactionContext.__aenter__``, safe against cancellation.
+
+    Tortoise takes the connection's lock, then awaits the connection and BEGIN; a task
+    cancelled in between never reaches ``__aexit__``, so the lock stays held and every later
+    query of the process waits forever. Agent sockets die mid-append all the time, so here
+    whatever was taken is given back before the cancellation goes on. (A BEGIN that still
+    reaches SQLite is harmless: the next transaction commits the empty one before its own.)
+    """
+    await self._trxlock.acquire()
+    token = None
+    try:
+        await self.ensure_connection()
+        token = get_connections().set(self.connection_name, self.connection)
+        await self.connection.begin()
+    except BaseException:
+        if token is not None:
+            get_connections().reset(token)
+        self._trxlock.release()
+        raise
+    self.token = token
+    return self.connection
+
+
+SqliteTransactionContext.__aenter__ = _enter_sqlite_transaction  # type: ignore[method-assign]

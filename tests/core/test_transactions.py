@@ -1,0 +1,50 @@
+"""A task cancelled at any point of a transaction leaves the database usable.
+
+Agent sockets die mid-append all the time; on SQLite a cancellation between taking the
+connection's lock and sending BEGIN used to leave the lock held and hang every later query.
+"""
+
+from __future__ import annotations
+
+import asyncio
+
+from tortoise.transactions import in_transaction
+
+from hub.core.events import append_event, last_sequence
+from hub.core.models import Workspace
+
+
+async def test_cancelling_transactions_anywhere_never_hangs(workspace: Workspace) -> None:
+    appended = 0
+    for attempt in range(60):
+
+        task = asyncio.create_task(
+            append_event(workspace.id, "note.added", {"n": attempt}, actor="system")
+        )
+        for _ in range(attempt % 12):  # cancel after 0..11 turns of the loop
+            await asyncio.sleep(0)
+        task.cancel()
+        try:
+            await task
+            appended += 1
+        except asyncio.CancelledError:
+            pass
+        # The next transaction must get through: no lock left behind.
+        async with asyncio.timeout(10):
+            async with in_transaction() as connection:
+                await connection.execute_query("SELECT 1")
+    async with asyncio.timeout(10):
+        result = await append_event(workspace.id, "note.added", {}, actor="system")
+    # Every append either happened whole or not at all, and sequences have no gap.
+    assert result.sequence == appended + 1
+    assert await last_sequence(workspace.id) == appended + 1
+
+
+async def test_an_error_inside_rolls_back(workspace: Workspace) -> None:
+    try:
+        async with in_transaction():
+            await Workspace.filter(id=workspace.id).update(name="changed")
+            raise RuntimeError("boom")
+    except RuntimeError:
+        pass
+    assert (await Workspace.get(id=workspace.id)).name != "changed"
