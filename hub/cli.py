@@ -49,6 +49,11 @@ def build_parser() -> argparse.ArgumentParser:
     sub.add_parser("config", help="print every setting as a Markdown table").set_defaults(
         command="config"
     )
+    sub.add_parser(
+        "restored",
+        help="after restoring a database backup: start a new epoch of every workspace's log, "
+        "so agents and browsers resync instead of skipping events",
+    ).set_defaults(command="restored")
 
     user = sub.add_parser("user", help="manage people").add_subparsers(dest="action", required=True)
     create_user = user.add_parser("create", help="create a person and a personal workspace")
@@ -159,6 +164,17 @@ async def _migrate(args: argparse.Namespace, settings: Settings) -> int:
 
     await migrate(settings.resolved_database_url)
     print("database is up to date")
+    return 0
+
+
+@command("restored")
+async def _restored(args: argparse.Namespace, settings: Settings) -> int:
+    from hub.core.database import database
+    from hub.core.events import start_new_epochs
+
+    async with database(settings.resolved_database_url):
+        count = await start_new_epochs()
+    print(f"new log epoch for {count} workspace(s): connected clients will resync")
     return 0
 
 

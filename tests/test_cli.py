@@ -109,3 +109,17 @@ def test_config_prints_the_table(tmp_path: Path) -> None:
     )
     assert "LINEUP_DATABASE_URL" in result.stdout
     assert load_settings  # the table comes from the same Settings the hub loads
+
+
+async def test_restored_starts_a_new_epoch(database_url: str, tmp_path: Path) -> None:
+    from hub.core.models import Workspace
+
+    created = lineup(database_url, tmp_path, "user", "create", "epoch@example.com")
+    workspace_id = json.loads(created.stdout)["workspaceId"]
+    async with opened(database_url):
+        before = (await Workspace.get(id=workspace_id)).epoch
+    result = lineup(database_url, tmp_path, "restored")
+    assert result.returncode == 0, result.stderr
+    assert "1 workspace" in result.stdout
+    async with opened(database_url):
+        assert (await Workspace.get(id=workspace_id)).epoch != before

@@ -209,6 +209,21 @@ def _iso(moment: datetime) -> str:
     return moment.astimezone(UTC).isoformat().replace("+00:00", "Z")
 
 
+async def start_new_epochs() -> int:
+    """Give every workspace's log a new epoch; returns how many.
+
+    Run after restoring a backup: the restored log's sequences restart below what clients
+    hold, and new events will reuse numbers those clients have already seen. A client that
+    comes back with the old epoch is told to resync (``system.resync_required``) rather
+    than skipping them.
+    """
+    count = 0
+    for workspace_id in await Workspace.all().values_list("id", flat=True):
+        await Workspace.filter(id=workspace_id).update(epoch=new_id("event"))
+        count += 1
+    return count
+
+
 async def rebuild_projections(workspace_ids: Sequence[str] | None = None) -> int:
     """Drop the projection rows and replay the log into them; returns events replayed.
 
