@@ -124,6 +124,9 @@ def _agent_connection_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
+_AGENT_SIDE = frozenset({"agent demo", "agent exec", "mcp", "config"})
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
@@ -136,7 +139,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             )
             if value is not None
         }
-        settings = load_settings(**overrides)
+        # Agent-side commands run on an agent's machine: nothing of the hub's to set up there.
+        hub_side = args.command not in _AGENT_SIDE
+        settings = load_settings(hub_side=hub_side, **overrides)
         logging.basicConfig(
             level=settings.log_level, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
         )

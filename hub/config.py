@@ -177,8 +177,12 @@ class Settings(BaseSettings):
         return self.resolved_database_url.startswith(("postgres://", "postgresql://"))
 
 
-def load_settings(**overrides: Any) -> Settings:
-    """Read the settings, or fail with a message naming each wrong setting."""
+def load_settings(*, hub_side: bool = True, **overrides: Any) -> Settings:
+    """Read the settings, or fail with a message naming each wrong setting.
+
+    ``hub_side=False`` (the agent commands, on an agent's machine) leaves an unset secret
+    key unset instead of generating and storing one in the working directory.
+    """
     try:
         settings = Settings(**overrides)
     except ValidationError as error:
@@ -187,7 +191,7 @@ def load_settings(**overrides: Any) -> Settings:
             for e in error.errors()
         )
         raise ConfigurationError(f"Invalid settings: {problems}") from None
-    if not settings.secret_key:
+    if hub_side and not settings.secret_key:
         settings = settings.model_copy(update={"secret_key": _stored_secret_key(settings.data_dir)})
     return settings
 

@@ -98,7 +98,8 @@ def test_a_bad_setting_stops_the_command(tmp_path: Path) -> None:
 
 
 def test_config_prints_the_table(tmp_path: Path) -> None:
-    env = {**os.environ, "LINEUP_DATA_DIR": str(tmp_path)}
+    env = {k: v for k, v in os.environ.items() if k != "LINEUP_SECRET_KEY"}
+    env["LINEUP_DATA_DIR"] = str(tmp_path)
     result = subprocess.run(
         [sys.executable, "-m", "hub.cli", "config"],
         env=env,
@@ -109,6 +110,8 @@ def test_config_prints_the_table(tmp_path: Path) -> None:
     )
     assert "LINEUP_DATABASE_URL" in result.stdout
     assert load_settings  # the table comes from the same Settings the hub loads
+    # Like the agent commands, it runs anywhere without leaving a hub's secret behind.
+    assert not (tmp_path / "secret_key").exists()
 
 
 async def test_restored_starts_a_new_epoch(database_url: str, tmp_path: Path) -> None:
