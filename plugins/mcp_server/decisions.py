@@ -68,11 +68,17 @@ class Decisions:
         """Send ``card`` (the hub validates and stores it); returns its id, the handle."""
         card = card.model_copy(update={"id": card.id or new_id("int")})
         assert card.id is not None
+        # Listed before sending: the answer may arrive before the hub's ack does.
         self._future(card.id)
-        await self.agent.send(
-            "interaction.requested", {"interaction": card.wire()}, task_id=task_id
-        )
         self.pending[card.id] = Asked(card, task_id, datetime.now(UTC))
+        try:
+            await self.agent.send(
+                "interaction.requested", {"interaction": card.wire()}, task_id=task_id
+            )
+        except BaseException:
+            self.pending.pop(card.id, None)
+            self._answers.pop(card.id, None)
+            raise
         return card.id
 
     def known(self, handle: str) -> Resolution | None:

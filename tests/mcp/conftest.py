@@ -18,15 +18,18 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import httpx
 import httpx2
 import pytest
 from mcp import Client, StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
 from mcp_types import CallToolResult
 
+from hub.core.accounts import create_api_token, create_user
 from hub.core.channel_accounts import create_link_token
+from hub.testing import HubProcess
 from tests.channels.peers import BotApiPeer
-from tests.sdk.live import LiveHub, live_hub
+from tests.sdk.live import HEARTBEAT_INTERVAL_S, LiveHub
 
 ADA = 4242  # the owner's Telegram user id
 
@@ -74,6 +77,24 @@ class McpAgent:
 
     async def call_in_background(self, tool: str, **arguments: Any) -> asyncio.Task[Any]:
         return asyncio.create_task(self.call(tool, **arguments))
+
+
+@contextlib.asynccontextmanager
+async def live_hub(database_url: str, data_dir: Path, **env: str) -> AsyncIterator[LiveHub]:
+    """A hub process with one person, started off the event loop: the hub talks to peers
+    (the Bot API server) served by this loop while it starts."""
+    user, workspace = await create_user("owner@example.com", "correct horse", "Owner")
+    _, token = await create_api_token(user, "tests")
+    settings = {"LINEUP_HEARTBEAT_INTERVAL_S": str(HEARTBEAT_INTERVAL_S), **env}
+    process = HubProcess(database_url, data_dir, **settings)
+    await asyncio.to_thread(process.start)
+    try:
+        async with httpx.AsyncClient(
+            base_url=process.url, headers={"Authorization": f"Bearer {token}"}, timeout=30
+        ) as http:
+            yield LiveHub(process, workspace.id, user.id, http)
+    finally:
+        await asyncio.to_thread(process.stop)
 
 
 @pytest.fixture

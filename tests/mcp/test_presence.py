@@ -7,8 +7,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from tests.mcp.conftest import eventually, http_agent, paired_credential, stdio_agent
-from tests.sdk.live import LiveHub, live_hub
+from tests.mcp.conftest import eventually, http_agent, live_hub, paired_credential, stdio_agent
+from tests.sdk.live import LiveHub
 
 
 async def agent_status(hub: LiveHub, agent_id: str) -> str:
