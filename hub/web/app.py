@@ -15,7 +15,7 @@ from typing import Any
 
 from quart import Quart
 
-from hub import plugins
+from hub import log_redaction, plugins
 from hub.config import Settings, load_settings
 from hub.core.bus import DEFAULT_BUS
 from hub.core.database import close_database, open_database
@@ -30,6 +30,14 @@ def create_app(settings: Settings | None = None, **overrides: Any) -> Quart:
     app = Quart("hub.web")
     app.config["LINEUP"] = settings
     app.config["SECRET_KEY"] = settings.secret_key
+    log_redaction.install(
+        [
+            settings.secret_key,
+            settings.telegram_bot_token,
+            settings.telegram_webhook_secret,
+            *log_redaction.secrets_in_url(settings.smtp_url),
+        ]
+    )
     DEFAULT_BUS.queue_size = settings.subscriber_queue_size
 
     errors.init_app(app)
