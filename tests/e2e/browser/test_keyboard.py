@@ -52,8 +52,11 @@ async def tab_through(page: Page, count: int) -> set[str]:
     return reached
 
 
-async def check(page: Page, url: str) -> int:
-    await page.goto(url)
+async def check(page: Page, url: str | None) -> int:
+    """Check the page at ``url`` (None: the page as it is now)."""
+    if url is not None:
+        await page.goto(url)
+    url = url or page.url
     # Hold live redraws while counting: a redrawn region would lose the markers.
     await page.evaluate("() => document.body.setAttribute('data-no-refresh', '')")
     marks = await page.evaluate(MARK)
@@ -90,5 +93,10 @@ async def test_every_page_is_keyboard_reachable_and_labelled(sign_up, orm, hub) 
         "/settings",
     ):
         total += await check(ada.page, ada.url(path))
+    # The high-risk second step, reached by choosing "Run it" on the inbox.
+    await ada.page.goto(ada.url("/inbox"))
+    await ada.page.locator("button[name=optionId][value=approve]").first.click()
+    await ada.page.locator(".confirm-step").wait_for()
+    total += await check(ada.page, None)
     assert total > 100
     await ada.context.close()
