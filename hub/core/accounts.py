@@ -8,7 +8,7 @@ workspace goes through ``require_membership``, which answers "not found" rather 
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 
 from tortoise.exceptions import IntegrityError
 from tortoise.transactions import in_transaction
@@ -20,6 +20,7 @@ from hub.core.models import ApiToken, Membership, Role, User, Workspace
 
 API_TOKEN_PREFIX = "lu_pat"
 MIN_PASSWORD_LENGTH = 8
+LAST_USED_PRECISION = timedelta(minutes=1)
 
 
 def normalise_email(email: str) -> str:
@@ -113,7 +114,11 @@ async def user_for_token(secret: str) -> User:
             code="invalid_token",
             hint="Create a new token in Settings → API tokens.",
         )
-    await ApiToken.filter(id=token.id).update(last_used_at=datetime.now(UTC))
+    now = datetime.now(UTC)
+    # "Last used" is for people deciding which token to revoke: a minute's precision is
+    # plenty, and a write on every API call would serialise busy clients on SQLite.
+    if token.last_used_at is None or now - token.last_used_at > LAST_USED_PRECISION:
+        await ApiToken.filter(id=token.id).update(last_used_at=now)
     return await User.get(id=token.user_id)
 
 
