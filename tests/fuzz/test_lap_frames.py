@@ -23,6 +23,7 @@ from hub.core.accounts import create_user
 from hub.protocol.lap import UPLINK_PAYLOADS
 from hub.testing import HubProcess, TestDatabases, opened
 from tests.core.agent_setup import SECRET_KEY, paired_agent
+from tests.figures import FRAMES_FUZZED, record
 
 EXAMPLES = int(os.environ.get("LINEUP_FUZZ_EXAMPLES", "150"))
 ANSWERS = {"ack", "error", "warning"}
@@ -119,6 +120,7 @@ def test_every_frame_gets_a_protocol_answer(
     live_agent: ClientConnection, frame: str | bytes
 ) -> None:
     live_agent.send(frame)
+    record(FRAMES_FUZZED)
     answer = answer_to(live_agent)
     if answer["type"] == "error":
         assert answer["payload"]["code"] != "internal_error", answer
