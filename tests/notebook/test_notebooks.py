@@ -77,6 +77,9 @@ async def test_the_agent_notebook_waits_for_an_approval_given_on_the_web(
     # Decided on the web: the panel's copy of the card turned read-only.
     assert client.widget_state[approve]["disabled"] is True
     nbformat.write(client.nb, tmp_path / "agent-run.ipynb")  # the saved notebook
+    (waiting_cell,) = [c for c in client.nb.cells if "request_approval(" in c.source]
+    views = [o for o in waiting_cell.outputs if "data" in o]
+    assert views and "application/vnd.jupyter.widget-view+json" in views[0]["data"]
     saved = outputs_text(client)
     assert "Traceback" not in saved, saved
     assert "2 duplicates: ids [3, 5]" in saved
