@@ -132,3 +132,17 @@ async def test_an_answered_card_is_read_only_with_who_what_when_and_via(browser)
     assert response.status_code == 302
     _status, html = await ada.page(ada.w("/inbox"))
     assert "Already decided by Ada via telegram" in html
+
+
+async def test_a_live_redraw_leaves_the_notice_for_the_page(browser) -> None:  # type: ignore[no-untyped-def]
+    ada, world = await _world(browser, "choice")
+    response = await ada.post(
+        ada.w(f"/interactions/{world.cards['choice']}/respond"),
+        {"optionId": "eu"},
+        token_from=ada.w("/inbox"),
+    )
+    assert response.status_code == 302
+    _status, html = await ada.page(ada.w("/inbox"), headers={"X-Live-Refresh": "1"})
+    assert "sent to the agent" not in html
+    _status, html = await ada.page(ada.w("/inbox"))
+    assert "Your answer was sent to the agent." in html
