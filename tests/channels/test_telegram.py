@@ -6,7 +6,8 @@ from hub.core.events import append_event
 from hub.core.interactions import respond_to_interaction
 from hub.core.models import Interaction, InteractionStatus
 from hub.core.notification_models import Notification
-from tests.channels.answering import telegram_card
+from hub.core.preferences import update_preferences
+from tests.channels.answering import press, telegram_card
 from tests.channels.conftest import eventually
 from tests.channels.peers import BotApiPeer
 
@@ -163,3 +164,17 @@ async def test_with_a_webhook_secret_telegram_pushes_updates(make_hub, bot_api: 
         await eventually(lambda: bot_api.answers.get(query))
         assert (await Interaction.get(id=interaction_id)).responded_via == "telegram"
         assert set(statuses) == {200}
+
+
+async def test_messages_follow_the_language_of_the_person(make_hub, bot_api: BotApiPeer) -> None:
+    async with make_hub(telegram_bot_token=bot_api.token, telegram_api_url=bot_api.url) as hub:
+        await update_preferences(hub.owner.user.id, {"language": "zh-Hans"})
+        await hub.link_telegram(hub.owner, bot_api, ADA)
+        await hub.ask(title="上线新版本？", risk="high", impact="会重启服务")
+        card = await telegram_card(bot_api, ADA, "上线新版本？")
+        assert "高风险" in card.text and "影响" in card.text
+        await press(bot_api, ADA, card, "Approve")
+        assert card.button("确认")
+        answer = await press(bot_api, ADA, card, "确认")
+        assert answer["text"].startswith("谢谢")
+        assert "通过Telegram决定" in card.text
