@@ -95,7 +95,7 @@ class Settings(BaseSettings):
     )
     a2a_enabled: bool = Field(False, description="Enable the A2A connector for remote agents.")
     a2a_pinned: list[PinnedRemoteAgent] = Field(
-        default_factory=list,
+        [],
         description="Remote A2A agents pinned for people, as JSON: "
         '`[{"url": "https://agent.example", "workspace": "ws_…", "secret": "…"}]` '
         "(empty workspace: every workspace). Only pinned or added agents are ever listed.",
