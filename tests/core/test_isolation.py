@@ -113,21 +113,3 @@ async def test_an_agent_cannot_report_on_another_agents_task(workspace) -> None:
         )
     assert refused.value.code == "task_not_yours"
     assert (await Task.get(id=task_id)).status == "queued"
-
-
-async def test_token_use_is_stamped_at_most_once_a_minute(make_user) -> None:  # type: ignore[no-untyped-def]
-    from datetime import timedelta
-
-    from hub.core.accounts import create_api_token, user_for_token
-    from hub.core.models import ApiToken
-
-    user, _ = await make_user("stamp")
-    token, secret = await create_api_token(user, "t")
-    assert (await user_for_token(secret)).id == user.id
-    first = (await ApiToken.get(id=token.id)).last_used_at
-    assert first is not None
-    await user_for_token(secret)
-    assert (await ApiToken.get(id=token.id)).last_used_at == first
-    await ApiToken.filter(id=token.id).update(last_used_at=first - timedelta(minutes=5))
-    await user_for_token(secret)
-    assert (await ApiToken.get(id=token.id)).last_used_at > first - timedelta(minutes=5)
