@@ -14,6 +14,7 @@ from hub.config import Settings
 from hub.web import identity
 from hub.web.api import (
     agents,
+    audit,
     auth,
     channel_links,
     conversations,
@@ -39,6 +40,7 @@ BLUEPRINTS = (
     notification_preferences.blueprint,
     channel_links.blueprint,
     remote_agents.blueprint,
+    audit.blueprint,
 )
 
 

@@ -1,0 +1,51 @@
+"""The audit trail: who decided, paired, confirmed, revoked or cancelled what, and when.
+
+It is a view of the event log, not a second store: the log already holds each of these
+facts once, with its actor, the hub's time and its sequence, and is never rewritten — so
+the trail cannot disagree with what happened. An entry names the decision (the option
+chosen), never the text a person typed into an input card (spec §11: sensitive input is
+not repeated).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from hub.core.models import Event
+
+AUDITED_TYPES = (
+    "interaction.resolved",
+    "agent.paired",
+    "agent.remote_added",
+    "agent.confirmed",
+    "agent.revoked",
+    "task.cancel_requested",
+)
+_SUBJECT_KEYS = ("interactionId", "agentId", "name", "via", "respondedBy", "reason")
+
+
+def audit_entry(event: Event) -> dict[str, Any]:
+    payload = event.payload or {}
+    entry: dict[str, Any] = {
+        "sequence": int(event.sequence),
+        "type": event.type,
+        "actor": event.actor,
+        "at": event.recorded_at.isoformat(),
+        "taskId": event.task_id,
+    }
+    entry.update({key: payload[key] for key in _SUBJECT_KEYS if key in payload})
+    response = payload.get("response")
+    if isinstance(response, dict):
+        chosen = {k: response[k] for k in ("optionId", "optionIds") if k in response}
+        entry["decision"] = chosen or {"answered": True}
+    return entry
+
+
+async def audit_trail(workspace_id: str, after: int, limit: int) -> list[dict[str, Any]]:
+    """The workspace's audited events after sequence ``after``, oldest first."""
+    events = (
+        await Event.filter(workspace_id=workspace_id, sequence__gt=after, type__in=AUDITED_TYPES)
+        .order_by("sequence")
+        .limit(limit)
+    )
+    return [audit_entry(event) for event in events]

@@ -1,0 +1,61 @@
+"""The audit trail holds every decision, pairing, confirmation, revocation and cancel, with
+who, via what and when; it names the option chosen, never typed input; only members see it."""
+
+from __future__ import annotations
+
+from quart import Quart
+
+from hub.core.events import append_event
+from hub.core.ids import new_id
+from hub.core.models import Workspace
+from tests.core.agent_setup import paired_agent
+from tests.security.conftest import Person
+
+
+async def test_decisions_and_revocations_are_in_the_audit_trail(app: Quart, sign_up) -> None:  # type: ignore[no-untyped-def]
+    me: Person = await sign_up()
+    stranger: Person = await sign_up()
+    workspace = await Workspace.get(id=me.workspace_id)
+    agent, _ = await paired_agent(workspace)
+    status, _ = await me.post(f"/agents/{agent.id}/confirm", {"name": "builder"})
+    assert status == 200
+    _, task = await me.post(
+        "/tasks", {"title": "deploy", "description": "", "targetAgentId": agent.id}
+    )
+    by_agent = f"agent:{agent.id}"
+    await append_event(me.workspace_id, "task.accepted", {"taskId": task["id"]}, actor=by_agent)
+    card_id = new_id("interaction")
+    await append_event(
+        me.workspace_id,
+        "interaction.requested",
+        {"interaction": {"id": card_id, "type": "input", "title": "Deploy key?"}},
+        actor=by_agent,
+        task_id=task["id"],
+    )
+    status, answered = await me.post(f"/interactions/{card_id}/respond", {"text": "hunter2-secret"})
+    assert status == 200, answered
+    await me.post(f"/tasks/{task['id']}/cancel", {"reason": "changed my mind"})
+    status, _ = await me.post(f"/agents/{agent.id}/revoke")
+    assert status == 200
+
+    status, trail = await me.get("/audit")
+    assert status == 200
+    kinds = [entry["type"] for entry in trail["entries"]]
+    assert kinds == [
+        "agent.paired",
+        "agent.confirmed",
+        "interaction.resolved",
+        "task.cancel_requested",
+        "agent.revoked",
+    ], kinds
+    decision = trail["entries"][2]
+    assert decision["actor"] == f"user:{me.user_id}" and decision["via"] == "api"
+    assert decision["interactionId"] == card_id and decision["at"]
+    assert "hunter2-secret" not in str(trail)
+    sequences = [entry["sequence"] for entry in trail["entries"]]
+    assert sequences == sorted(sequences)
+    _, rest = await me.get(f"/audit?after={sequences[2]}")
+    assert [e["type"] for e in rest["entries"]] == kinds[3:]
+    # Another person's audit trail reads as not found.
+    refused = await stranger.client.get(me.url("/audit"), headers=stranger.headers)
+    assert refused.status_code == 404
