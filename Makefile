@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 PYTEST_ARGS ?=
 
-.PHONY: run test lint test-sqlite test-postgres migrations clean chromium translations screenshots
+.PHONY: run test lint test-sqlite test-postgres migrations clean chromium translations screenshots fuzz faults
 
 # Reinstall when pyproject.toml changes; otherwise the stamp keeps `make` quick.
 $(VENV)/.installed: pyproject.toml
@@ -31,6 +31,16 @@ test-sqlite: $(VENV)/.installed
 
 test-postgres: $(VENV)/.installed
 	PG_FSYNC=off scripts/with-postgres $(BIN)/pytest $(PYTEST_ARGS)
+
+## fuzz: the larger fuzzing profiles (LAP frames and the OpenAPI schema), on both databases
+fuzz: $(VENV)/.installed
+	LINEUP_FUZZ_EXAMPLES=3000 LINEUP_API_FUZZ_EXAMPLES=60 $(BIN)/pytest tests/fuzz
+	LINEUP_FUZZ_EXAMPLES=3000 LINEUP_API_FUZZ_EXAMPLES=60 scripts/with-postgres $(BIN)/pytest tests/fuzz
+
+## faults: the fault suite with a 20,000-event kill -9 run, on both databases
+faults: $(VENV)/.installed
+	LINEUP_FAULT_EVENTS=20000 $(BIN)/pytest tests/faults
+	LINEUP_FAULT_EVENTS=20000 scripts/with-postgres $(BIN)/pytest tests/faults
 
 ## chromium: the browser the UI tests drive (Debian's package; Playwright's own download
 ## needs the internet)
