@@ -37,6 +37,7 @@ from a2a.types.a2a_pb2 import (
     SubscribeToTaskRequest,
 )
 from a2a.utils.errors import A2AError, TaskNotCancelableError, TaskNotFoundError
+from google.protobuf.json_format import ParseError
 
 from hub.core.events import utcnow
 from hub.core.models import Interaction, InteractionStatus, Task
@@ -53,9 +54,19 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
-# Anything else the remote answers with (internal errors, malformed answers) is retried
-# like an outage: the grace period bounds how long.
-NETWORK_ERRORS = (httpx.HTTPError, A2AClientError, A2AError, RemoteUnreachable, OSError)
+# Anything else the remote answers with (internal errors, answers of the wrong shape that
+# the SDK cannot parse) is retried like an outage: the grace period bounds how long.
+NETWORK_ERRORS = (
+    httpx.HTTPError,
+    A2AClientError,
+    A2AError,
+    RemoteUnreachable,
+    OSError,
+    ParseError,
+    ValueError,
+    TypeError,
+    KeyError,
+)
 TASK_LOST = "remote_task_lost"
 SIGNED_IN = "The person has completed the authorisation you asked for; please go on."
 MAX_POLL_DELAY_S = 30.0

@@ -193,6 +193,7 @@ async def serve_remote(
     streaming: bool = True,
     name: str = "Painter",
     card: dict[str, Any] | None = None,
+    extra_routes: list[tuple[str, Any]] | None = None,
 ) -> AsyncIterator[Remote]:
     """Serve ``executor`` on a free loopback port until the block ends.
 
@@ -219,6 +220,7 @@ async def serve_remote(
         routes.append(Route("/.well-known/agent-card.json", card_route))
     else:
         routes.extend(create_agent_card_routes(sdk_card))
+    routes.extend(Route(path, endpoint, methods=["POST"]) for path, endpoint in extra_routes or [])
     app = Starlette(routes=routes)
 
     async def record(scope: Any, receive: Any, send: Any) -> None:

@@ -63,12 +63,12 @@ async def test_a_slow_agent_reports_progress_then_an_artifact(
         assert "step 2 of 3" in summaries and "step 3 of 3" in summaries
 
 
-@pytest.mark.parametrize("version", ["1.0", "0.3"])
+@GENERATIONS
 async def test_an_agent_that_asks_for_input_is_answered_through_the_api(
-    person: Person, version: str
+    person: Person, version: str, streaming: bool
 ) -> None:
     executor = AsksInput()
-    async with serve_remote(executor, version=version) as remote:
+    async with serve_remote(executor, version=version, streaming=streaming) as remote:
         agent = await person.add_remote(remote.url)
         task_id = await person.task_for(agent["id"])
         detail = await person.wait_task(task_id, lambda d: d["status"] == "waiting_for_human")

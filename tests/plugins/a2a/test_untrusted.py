@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import base64
 
+from starlette.requests import Request
+from starlette.responses import JSONResponse
+
 from plugins.a2a_connector import untrusted
 from plugins.a2a_connector.cards import read_card
-from tests.plugins.a2a.conftest import Person
+from tests.plugins.a2a.conftest import Hubs, Person, sign_up
 from tests.plugins.a2a.peers import Hostile, Instant, serve_remote
 
 
@@ -91,3 +94,23 @@ def test_read_card_never_raises_anything_but_invalid_card() -> None:
             read_card(data, url="https://a.example")
         except InvalidCard:
             continue
+
+
+async def test_answers_of_the_wrong_shape_end_in_a_failed_task_not_a_stuck_one(
+    hubs: Hubs,
+) -> None:
+    """A server whose JSON-RPC answers are garbage: retried, then failed by the grace period."""
+    person = await sign_up(await hubs.start(agent_grace_period_s=1.0))
+
+    async def garbage(request: Request) -> JSONResponse:
+        body = await request.json()
+        result = {"task": {"id": ["x"], "status": {"state": {"nested": 1}}, "artifacts": "no"}}
+        return JSONResponse({"jsonrpc": "2.0", "id": body.get("id"), "result": result})
+
+    async with serve_remote(Instant(), streaming=False, extra_routes=[("/bad", garbage)]) as base:
+        card = {"name": "Garbage", "url": base.url + "/bad", "protocolVersion": "0.3.0"}
+        async with serve_remote(Instant(), card=card) as remote:
+            agent = await person.add_remote(remote.url)
+            task_id = await person.task_for(agent["id"])
+            detail = await person.wait_task(task_id, lambda d: d["status"] == "failed")
+    assert detail["error"] == "remote_unreachable"
