@@ -125,3 +125,17 @@ async def test_cancel_sends_cancel_task_and_the_remote_confirms(
         detail = await person.wait_task(task_id, ended)
         assert executor.cancelled.is_set()
     assert detail["status"] == "cancelled"
+
+
+async def test_remote_words_become_messages_in_the_tasks_conversation(person: Person) -> None:
+    async with serve_remote(Instant()) as remote:
+        agent = await person.add_remote(remote.url)
+        status, conversation = await person.post(
+            "/conversations", {"title": "Buttons", "agentIds": [agent["id"]]}
+        )
+        assert status == 201, conversation
+        task_id = await person.task_for(agent["id"], conversationId=conversation["id"])
+        await person.wait_task(task_id, ended)
+    _, body = await person.get(f"/conversations/{conversation['id']}/messages")
+    said = [(m["author"], m["content"]) for m in body["messages"]]
+    assert (f"agent:{agent['id']}", "The answer is 42.") in said
