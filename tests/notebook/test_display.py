@@ -124,3 +124,26 @@ def test_the_task_panel_follows_the_task_and_its_pending_card() -> None:
     task.status = "succeeded"
     task._changed()
     assert "running" in panel.state.value  # no longer following
+
+
+async def test_a_high_risk_card_asks_to_confirm_before_sending() -> None:
+    sent: list[dict[str, Any]] = []
+
+    async def respond(answer: dict[str, Any]) -> dict[str, Any]:
+        sent.append(answer)
+        return resolved(card.wire(), answer, via="notebook")
+
+    card = InteractionCard.model_validate({"type": "approval", "title": "Drop it?", "risk": "high"})
+    widget = CardWidget({"id": "int_3", "card": card.wire(), "status": "pending"}, respond)
+    widget.option_buttons["reject"].click()
+    assert widget.confirm_row.layout.display == "flex" and "Reject" in widget.confirm_text.value
+    widget.back.click()  # taken back: nothing sent, nothing waiting to confirm
+    assert widget.confirm_row.layout.display == "none"
+    widget.confirm.click()
+    await widget.answered()
+    assert sent == []
+    widget.option_buttons["approve"].click()
+    widget.confirm.click()
+    await widget.answered()
+    assert sent == [{"optionId": "approve"}] and not widget.answerable
+    assert all(control.disabled for control in (*widget.controls, widget.confirm))

@@ -50,6 +50,10 @@ async def test_every_card_type_is_answered_by_clicking_in_the_inbox(
         approval = shown["approval"]
         approval.comment.value = "fine, it is rebuilt tonight"
         approval.option_buttons["approve"].click()
+        # High risk: a second, deliberate step before anything is sent.
+        assert approval.confirm_row.layout.display == "flex" and not approval._sending
+        assert "Approve" in approval.confirm_text.value
+        approval.confirm.click()
         shown["choice"].option_buttons["us"].click()
         shown["multi"].checkboxes["sales"].value = True
         shown["multi"].checkboxes["staff"].value = True

@@ -116,6 +116,7 @@ async def test_the_inbox_notebook_answers_every_card_type_by_button(
             return await widget(client, f"lineup-card-{ids[kind]}", *classes)
 
         click(client, await of("approval", "lineup-option-approve"))
+        click(client, await of("approval", "lineup-confirm"))  # high risk: confirm first
         click(client, await of("choice", "lineup-option-us"))
         set_value(client, await of("multi", "lineup-option-sales"), True)
         set_value(client, await of("multi", "lineup-option-staff"), True)

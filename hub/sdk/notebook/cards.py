@@ -13,7 +13,9 @@ pending, it is read-only and says who decided what, how and when. Every text the
 wrote is escaped before it reaches an HTML widget: a card can never inject markup.
 
 The buttons and fields carry CSS classes (``lineup-card-<id>``, ``lineup-option-<id>``,
-``lineup-submit``, ``lineup-text``, ``lineup-comment``) so tests and scripts can find them.
+``lineup-submit``, ``lineup-text``, ``lineup-comment``, ``lineup-confirm``, ``lineup-back``)
+so tests and scripts can find them. A high-risk card asks to confirm an answer before it is
+sent (*Confirm* / *Back*), as the web and Telegram do.
 """
 
 from __future__ import annotations
@@ -79,7 +81,27 @@ class CardWidget:
             self.note: Any = _html(f"<small>{escape(note)}</small>")
         else:
             self.note = None
-        parts = [_html(_header(self.view)), *self._controls(card), self.status]
+        # A high-risk card takes a second, deliberate step, as on the web and Telegram.
+        self.high_risk = card.get("risk") == "high"
+        self._to_confirm: dict[str, Any] | None = None
+        self.confirm_text = _html("")
+        self.confirm = widgets.Button(
+            description="Confirm",
+            button_style="danger",
+            _dom_classes=self._classes("lineup-confirm"),
+        )
+        self.back = widgets.Button(description="Back", _dom_classes=self._classes("lineup-back"))
+        self.confirm.on_click(lambda _: self._confirmed())
+        self.back.on_click(lambda _: self._ask_confirmation(None))
+        self.confirm_row = widgets.HBox(
+            [self.confirm_text, self.confirm, self.back], layout=widgets.Layout(display="none")
+        )
+        parts = [
+            _html(_header(self.view)),
+            *self._controls(card),
+            self.confirm_row,
+            self.status,
+        ]
         if self.note is not None:
             parts.append(self.note)
         details = _details(card)
@@ -200,8 +222,42 @@ class CardWidget:
     # --- answering ---------------------------------------------------------------------
 
     def _answer(self, answer: dict[str, Any]) -> None:
-        """A click: send the answer in the background (the kernel's loop keeps serving other
-        clicks and the cell that may be awaiting meanwhile)."""
+        """A click: on a high-risk card, ask to confirm first; else send the answer."""
+        if self.high_risk:
+            self._ask_confirmation(answer)
+        else:
+            self._submit(answer)
+
+    def _ask_confirmation(self, answer: dict[str, Any] | None) -> None:
+        if not self.answerable or self._sending:
+            answer = None
+        self._to_confirm = answer
+        if answer is None:
+            self.confirm_row.layout.display = "none"
+            return
+        self.confirm_text.value = (
+            f"<strong>⛔ High risk.</strong> You are about to answer: "
+            f"{escape(self._describe(answer))}"
+        )
+        self.confirm_row.layout.display = "flex"
+
+    def _confirmed(self) -> None:
+        answer, self._to_confirm = self._to_confirm, None
+        self.confirm_row.layout.display = "none"
+        if answer is not None:
+            self._submit(answer)
+
+    def _describe(self, answer: dict[str, Any]) -> str:
+        options = card_of(self.view).get("options") or ()
+        labels = {str(o.get("id")): str(o.get("label")) for o in options}
+        picked = answer.get("optionIds") or ([answer["optionId"]] if "optionId" in answer else [])
+        if picked:
+            return ", ".join(labels.get(str(p), str(p)) for p in picked)
+        return "the text you typed"
+
+    def _submit(self, answer: dict[str, Any]) -> None:
+        """Send the answer in the background (the kernel's loop keeps serving other clicks
+        and the cell that may be awaiting meanwhile)."""
         if not self.answerable or self._sending:
             return
         self._set_enabled(False)
@@ -248,8 +304,11 @@ class CardWidget:
             self.widget.add_class("lineup-decided")
 
     def _set_enabled(self, enabled: bool) -> None:
-        for control in self.controls:
+        for control in (*self.controls, self.confirm, self.back):
             control.disabled = not enabled
+        if not enabled:
+            self._to_confirm = None
+            self.confirm_row.layout.display = "none"
 
 
 def _header(view: Mapping[str, Any]) -> str:
