@@ -7,6 +7,7 @@ serving, under a lock so that two hub processes starting together do not both mi
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import fcntl
 import hashlib
@@ -16,6 +17,7 @@ from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 from tortoise import Tortoise
+from tortoise.backends.base.client import TransactionContextPooled
 from tortoise.backends.sqlite.client import SqliteTransactionContext
 from tortoise.connection import get_connections
 from tortoise.context import TortoiseContext
@@ -157,4 +159,26 @@ async def _enter_sqlite_transaction(self: Any) -> Any:
     return self.connection
 
 
+async def _enter_pooled_transaction(self: Any) -> Any:
+    """The same for PostgreSQL: Tortoise takes a pooled connection, then awaits BEGIN; a
+    task cancelled in between never returns the connection, and a few such leaks exhaust
+    the pool. Here it goes back to the pool (asyncpg resets it) before the cancellation
+    goes on; the release is shielded so a second cancellation cannot interrupt it."""
+    await self.ensure_connection()
+    pool = self.client._parent._pool
+    self.client._connection = await pool.acquire()
+    token = None
+    try:
+        token = get_connections().set(self.connection_name, self.client)
+        await self.client.begin()
+    except BaseException:
+        if token is not None:
+            get_connections().reset(token)
+        await asyncio.shield(pool.release(self.client._connection))
+        raise
+    self.token = token
+    return self.client
+
+
 SqliteTransactionContext.__aenter__ = _enter_sqlite_transaction  # type: ignore[method-assign]
+TransactionContextPooled.__aenter__ = _enter_pooled_transaction  # type: ignore[method-assign]

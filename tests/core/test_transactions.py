@@ -7,6 +7,7 @@ connection's lock and sending BEGIN used to leave the lock held and hang every l
 from __future__ import annotations
 
 import asyncio
+import contextlib
 
 from tortoise.transactions import in_transaction
 
@@ -17,7 +18,6 @@ from hub.core.models import Workspace
 async def test_cancelling_transactions_anywhere_never_hangs(workspace: Workspace) -> None:
     appended = 0
     for attempt in range(60):
-
         task = asyncio.create_task(
             append_event(workspace.id, "note.added", {"n": attempt}, actor="system")
         )
@@ -48,3 +48,23 @@ async def test_an_error_inside_rolls_back(workspace: Workspace) -> None:
     except RuntimeError:
         pass
     assert (await Workspace.get(id=workspace.id)).name != "changed"
+
+
+async def test_cancelling_while_a_transaction_opens_leaks_no_connection(
+    workspace: Workspace,
+) -> None:
+    """On PostgreSQL each leak would keep a pooled connection; a few exhaust the pool."""
+
+    async def read_in_transaction() -> None:
+        async with in_transaction():
+            await Workspace.all().count()
+
+    for attempt in range(100):
+        task = asyncio.create_task(read_in_transaction())
+        for _ in range(attempt % 9):
+            await asyncio.sleep(0)
+        task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await task
+        async with asyncio.timeout(10):
+            await read_in_transaction()
