@@ -13,6 +13,7 @@ on its own, so they need no such check.
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass
 from datetime import timedelta
 from urllib.parse import urlsplit
@@ -23,6 +24,8 @@ from hub.core.accounts import require_membership, user_for_token
 from hub.core.errors import Forbidden, InvalidInput, Unauthorized
 from hub.core.models import Membership, Role, User
 from hub.core.ratelimit import FailureLimiter
+
+audit_logger = logging.getLogger("hub.audit")
 
 # The same key and cookie the pages use (hub.web.pages.session): one sign-in serves the
 # pages, the JSON API and the client WebSocket alike.
@@ -89,6 +92,10 @@ def init_app(app: Quart, *, public_url: str) -> None:
 
 
 def start_session(user: User) -> None:
+    # Sign-ins are not events of a workspace's log, so the audit trail of the API does not
+    # hold them; this line in the hub's log does (who, from where; never a secret).
+    connection = request if has_request_context() else websocket
+    audit_logger.info("sign-in: user %s from %s", user.id, connection.remote_addr)
     session.clear()
     session[SESSION_USER_KEY] = user.id
     session.permanent = True

@@ -1,8 +1,12 @@
 """The audit trail holds every decision, pairing, confirmation, revocation and cancel, with
-who, via what and when; it names the option chosen, never typed input; only members see it."""
+who, via what and when; it names the option chosen, never typed input; only members see it.
+Sign-ins are logged by the hub (``hub.audit``)."""
 
 from __future__ import annotations
 
+import logging
+
+import pytest
 from quart import Quart
 
 from hub.core.events import append_event
@@ -10,6 +14,7 @@ from hub.core.ids import new_id
 from hub.core.models import Workspace
 from tests.core.agent_setup import paired_agent
 from tests.security.conftest import Person
+from tests.web.api.conftest import PASSWORD
 
 
 async def test_decisions_and_revocations_are_in_the_audit_trail(app: Quart, sign_up) -> None:  # type: ignore[no-untyped-def]
@@ -59,3 +64,17 @@ async def test_decisions_and_revocations_are_in_the_audit_trail(app: Quart, sign
     # Another person's audit trail reads as not found.
     refused = await stranger.client.get(me.url("/audit"), headers=stranger.headers)
     assert refused.status_code == 404
+
+
+async def test_every_sign_in_is_logged_with_who_and_from_where(
+    app: Quart, sign_up, caplog: pytest.LogCaptureFixture
+) -> None:  # type: ignore[no-untyped-def]
+    me: Person = await sign_up()
+    caplog.set_level(logging.INFO, logger="hub.audit")
+    browser = app.test_client()
+    response = await browser.post(
+        "/api/v1/auth/login", json={"email": me.email, "password": PASSWORD}
+    )
+    assert response.status_code == 200
+    lines = [r.getMessage() for r in caplog.records if r.name == "hub.audit"]
+    assert lines == [f"sign-in: user {me.user_id} from <local>"], lines  # the test client
