@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 PYTEST_ARGS ?=
 
-.PHONY: run test lint test-sqlite test-postgres migrations clean chromium translations screenshots fuzz faults
+.PHONY: run test lint test-sqlite test-postgres migrations clean chromium translations screenshots fuzz faults bench
 
 # Reinstall when pyproject.toml changes; otherwise the stamp keeps `make` quick.
 $(VENV)/.installed: pyproject.toml
@@ -22,8 +22,8 @@ run: $(VENV)/.installed
 test: $(VENV)/.installed chromium lint test-sqlite test-postgres
 
 lint: $(VENV)/.installed
-	$(BIN)/ruff check hub plugins tests
-	$(BIN)/ruff format --check hub plugins tests
+	$(BIN)/ruff check hub plugins tests benchmarks
+	$(BIN)/ruff format --check hub plugins tests benchmarks
 	$(BIN)/mypy hub/core hub/protocol hub/sdk
 
 test-sqlite: $(VENV)/.installed
@@ -41,6 +41,11 @@ fuzz: $(VENV)/.installed
 faults: $(VENV)/.installed
 	LINEUP_FAULT_EVENTS=20000 $(BIN)/pytest tests/faults
 	LINEUP_FAULT_EVENTS=20000 scripts/with-postgres $(BIN)/pytest tests/faults
+
+## bench: speed and memory beside this machine's floor, on SQLite and on PostgreSQL with
+## fsync on; prints the table and writes benchmarks/results.json (BENCH_ARGS=--quick)
+bench: $(VENV)/.installed
+	PG_FSYNC=on scripts/with-postgres $(BIN)/python -m benchmarks.run $(BENCH_ARGS)
 
 ## chromium: the browser the UI tests drive (Debian's package; Playwright's own download
 ## needs the internet)
