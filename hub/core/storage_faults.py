@@ -5,7 +5,9 @@ none is a bug in the hub, and each has a next step a person can take. ``storage_
 turns such an exception into an ``Unavailable`` error (503 over HTTP, "try again later" on
 a socket) with a stable code; anything else is left to the caller's internal-error path.
 The drivers' exceptions are matched by name and message so the core imports neither
-asyncpg nor sqlite3's error classes (Tortoise re-wraps both differently per backend).
+asyncpg nor sqlite3's error classes (Tortoise re-wraps both differently per backend). Only
+a failure raised from within the database layer counts: a refused connection to an A2A
+agent or an SMTP server is not the database being down.
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ _UNREACHABLE = (
     "cannot connect",
     "server closed the connection",
 )
+_DATABASE_PACKAGES = ("tortoise", "asyncpg", "sqlite3", "aiosqlite", "pypika")
 _UNREACHABLE_TYPES = (
     "DBConnectionError",
     "ConnectionDoesNotExistError",
@@ -46,6 +49,8 @@ def storage_fault(error: BaseException) -> Unavailable | None:
     while current is not None and len(chain) < 8:
         chain.append(current)
         current = current.__cause__ or current.__context__
+    if not any(_raised_by_database(e) for e in chain):
+        return None
     text = " ".join(str(e).lower() for e in chain)
     names = {type(e).__name__ for e in chain}
     if any(fragment in text for fragment in _READ_ONLY):
@@ -66,3 +71,15 @@ def storage_fault(error: BaseException) -> Unavailable | None:
             code="database_unavailable",
         )
     return None
+
+
+def _raised_by_database(error: BaseException) -> bool:
+    if type(error).__module__.split(".")[0] in _DATABASE_PACKAGES:
+        return True
+    frame = error.__traceback__
+    while frame is not None:
+        module = frame.tb_frame.f_globals.get("__name__", "")
+        if module.split(".")[0] in _DATABASE_PACKAGES:
+            return True
+        frame = frame.tb_next
+    return False
