@@ -176,10 +176,11 @@ class CallRunner:
             # Only the fact that the person signed in goes back, never a credential.
             response = {"text": SIGNED_IN}
         text = response.get("text") or options.get(response.get("optionId")) or ""
-        # Saved first: an answer is sent at most once, even if the hub stops mid-send.
-        await call.save(update_fields=["answered_interaction_id"])
+        # Saved once the remote took it: a failed send is retried rather than lost. The
+        # message id is the card's, so a remote can tell a repeat after a crash.
         request = self._request(interaction.id, str(text), call=call)
         await self.consume(call, reporter, client.send_message(request))
+        await call.save(update_fields=["answered_interaction_id"])
         return 0.0
 
     def _request(
@@ -198,14 +199,27 @@ class CallRunner:
         """Apply the stream's events until it ends or the runner is woken (a cancel request,
         an answer): an open stream must not keep the person's request waiting."""
         reading = asyncio.ensure_future(self._read(call, reporter, stream))
-        woken = asyncio.ensure_future(self.wake.wait())
         try:
-            done, _ = await asyncio.wait({reading, woken}, return_when=asyncio.FIRST_COMPLETED)
+            while not reading.done():
+                woken = asyncio.ensure_future(self.wake.wait())
+                try:
+                    await asyncio.wait({reading, woken}, return_when=asyncio.FIRST_COMPLETED)
+                finally:
+                    woken.cancel()
+                if reading.done():
+                    break
+                self.wake.clear()
+                # Only a cancel request stops the stream; other wakes (the very answer this
+                # stream carries, published just after it committed) must not cut it off.
+                task = await Task.get(id=call.id)
+                if task.cancel_requested_at is not None and call.cancel_sent_at is None:
+                    self.wake.set()  # so the next step sees it at once
+                    break
         finally:
-            for job in (reading, woken):
-                job.cancel()
-            await asyncio.gather(reading, woken, return_exceptions=True)
-        if reading in done:
+            if not reading.done():
+                reading.cancel()
+            await asyncio.gather(reading, return_exceptions=True)
+        if not reading.cancelled():
             reading.result()  # a network error ends the step like any other
 
     async def _read(
