@@ -20,7 +20,7 @@ from hub.channels.base import Recipient
 from hub.channels.cards import Card, load_card
 from hub.channels.i18n import text, when
 from hub.channels.links import CardLink, LinkError, address_digest
-from hub.channels.wording import agent_text, outcome_text, risk_text, via_text, who_text
+from hub.channels.wording import agent_text, already_decided_text, outcome_text, risk_text
 from hub.core.errors import AlreadyDecided, Gone, InvalidInput, NotFound
 from hub.core.models import Membership, User
 from hub.core.notification_models import UsedLink
@@ -157,15 +157,7 @@ async def decide(token: str) -> tuple[str, int]:
 
 
 async def _already(card: Card, language: str) -> tuple[str, int]:
-    message = None
-    if card.status == "resolved":
-        message = text(
-            language,
-            "already_decided",
-            who=who_text(card),
-            via=via_text(card.via, language),
-            when=when(card.responded_at),
-        )
+    message = already_decided_text(card, language) if card.status == "resolved" else None
     body = await render_template(
         "channels/link_card.html", **_context(card, language, already=message)
     )

@@ -59,8 +59,27 @@ def outcome_text(card: Card, language: str) -> str | None:
     return None
 
 
+def already_decided_text(card: Card, language: str) -> str:
+    """What a too-late answer is told: "Already decided by X via Y, T." """
+    return text(
+        language,
+        "already_decided",
+        who=who_text(card),
+        via=via_text(card.via, language),
+        when=when(card.responded_at),
+    )
+
+
 def agent_text(card: Card, language: str) -> str:
     return card.agent_name or text(language, "someone")
 
 
-__all__ = ["agent_text", "chosen_text", "outcome_text", "risk_text", "via_text", "who_text"]
+__all__ = [
+    "agent_text",
+    "already_decided_text",
+    "chosen_text",
+    "outcome_text",
+    "risk_text",
+    "via_text",
+    "who_text",
+]

@@ -23,15 +23,15 @@ from quart import Blueprint, request
 
 from hub.channels.base import Capabilities, Channel, ChannelContext, DeliveryRefused, Recipient
 from hub.channels.cards import Card, Notice, load_card
-from hub.channels.i18n import text, when
+from hub.channels.i18n import text
 from hub.channels.registry import MissingExtra
-from hub.channels.wording import outcome_text, via_text, who_text
+from hub.channels.telegram.linking import link_sender
+from hub.channels.wording import already_decided_text, outcome_text
 from hub.config import Settings
-from hub.core.channel_accounts import account_for_identity, redeem_link_token
+from hub.core.channel_accounts import account_for_identity
 from hub.core.errors import AlreadyDecided, Gone, HubError, InvalidInput
 from hub.core.events import utcnow
 from hub.core.notification_models import DeliveredCard
-from hub.core.preferences import settings_for
 
 try:
     from telegram import ForceReply, Update
@@ -81,7 +81,7 @@ class TelegramChannel(Channel):
         if self.webhook_secret:  # Telegram pushes updates to us: nothing to poll
             builder = builder.updater(None)
         self.application: Application[Any, Any, Any, Any, Any, Any] = builder.build()
-        self.application.add_handler(CommandHandler("start", self._on_start))
+        self.application.add_handler(CommandHandler("start", link_sender))
         self.application.add_handler(CallbackQueryHandler(self._on_press))
         self.application.add_handler(
             MessageHandler(filters.REPLY & filters.TEXT & ~filters.COMMAND, self._on_reply)
@@ -231,28 +231,6 @@ class TelegramChannel(Channel):
 
     # --- what people do in the chat -------------------------------------------------------
 
-    async def _on_start(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
-        message, sender = update.effective_message, update.effective_user
-        if message is None or sender is None:
-            return
-        language = "zh-Hans" if (sender.language_code or "").startswith("zh") else "en"
-        if not context.args:
-            await message.reply_text(text(language, "tg.hello"))
-            return
-        try:
-            account = await redeem_link_token(
-                SURFACE,
-                context.args[0],
-                external_id=str(sender.id),
-                address=str(message.chat_id),
-                display_name=sender.full_name,
-            )
-        except Gone:
-            await message.reply_text(text(language, "tg.link_invalid"))
-            return
-        language = (await settings_for(account.user_id)).language or language
-        await message.reply_text(text(language, "tg.linked"))
-
     async def _on_press(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
         query = update.callback_query
         if query is None:
@@ -282,7 +260,7 @@ class TelegramChannel(Channel):
         if not card.is_pending:
             await self._show_outcome(row, card, language)
             if card.status == "resolved":
-                return self._already(card, language), True
+                return already_decided_text(card, language), True
             return outcome_text(card, language) or "", True
         index = int(argument) if argument.isdigit() else -1
         if action in ("o", "c", "t") and not 0 <= index < len(card.options):
@@ -351,7 +329,7 @@ class TelegramChannel(Channel):
         except AlreadyDecided:
             fresh = await load_card(card.workspace_id, card.id) or card
             await self._show_outcome(row, fresh, language)
-            return self._already(fresh, language), True
+            return already_decided_text(fresh, language), True
         except InvalidInput as error:
             return error.message, True
         except (Gone, HubError):
@@ -360,15 +338,6 @@ class TelegramChannel(Channel):
             return outcome_text(fresh, language) or text(language, "tg.card_gone"), True
         await self._show_outcome(row, decided, language)
         return text(language, "recorded", outcome=outcome_text(decided, language) or ""), False
-
-    def _already(self, card: Card, language: str) -> str:
-        return text(
-            language,
-            "already_decided",
-            who=who_text(card),
-            via=via_text(card.via, language),
-            when=when(card.responded_at),
-        )
 
     async def _on_reply(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
         message, sender = update.effective_message, update.effective_user
@@ -423,7 +392,7 @@ class TelegramChannel(Channel):
         except AlreadyDecided:
             fresh = await load_card(card.workspace_id, card.id) or card
             await self._show_outcome(row, fresh, language)
-            await message.reply_text(self._already(fresh, language))
+            await message.reply_text(already_decided_text(fresh, language))
             return
         except HubError:
             fresh = await load_card(card.workspace_id, card.id) or card
