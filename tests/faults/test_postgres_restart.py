@@ -98,6 +98,9 @@ async def test_a_postgres_restart_under_load_loses_nothing(
     await asyncio.gather(*running)
     assert all(s.done for s in senders)
     assert acked_when_down < EVENTS
+    # What the agents were told meanwhile, if anything, named the cause.
+    told = {str(error["code"]) for sender in senders for error in sender.errors}
+    assert told <= {"database_unavailable"}, told
     events = await logged_events(db, hub.workspace_id)
     assert [sequence for _, sequence in events] == list(range(1, len(events) + 1))
     count = Counter(envelope_id for envelope_id, _ in events)
