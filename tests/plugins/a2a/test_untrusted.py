@@ -66,6 +66,8 @@ async def test_a_hostile_card_is_read_into_a_bounded_summary(person: Person) -> 
     html = await page.get_data(as_text=True)
     assert page.status_code == 200
     assert "<img src=x" not in html
+    assert "&lt;img src=x onerror=alert(1)&gt;" in html  # listed, as text
+    assert "a2a" in html  # with its runtime, beside local agents
 
 
 async def test_cards_that_are_not_agent_cards_are_refused_clearly(person: Person) -> None:
