@@ -308,6 +308,7 @@ async def _agent_demo(args: argparse.Namespace, settings: Settings) -> int:
 @command("agent exec")
 async def _agent_exec(args: argparse.Namespace, settings: Settings) -> int:
     import os
+    import shlex
     import socket
     from pathlib import Path
 
@@ -323,6 +324,11 @@ async def _agent_exec(args: argparse.Namespace, settings: Settings) -> int:
     agent = _sdk_agent(args, "exec", f"Command runner on {socket.gethostname()}")
     try:
         await agent.start()
+        # Its own task: the person follows the run (progress, log, exit status) on it.
+        task = await agent.create_task(
+            f"Run {shlex.join(argv)}"[:500],
+            description=f"In {Path.cwd()} on {socket.gethostname()}",
+        )
         return await run_after_approval(
             agent,
             argv,
@@ -330,6 +336,7 @@ async def _agent_exec(args: argparse.Namespace, settings: Settings) -> int:
             environ=dict(os.environ),
             log_dir=agent.store.path.parent / "logs",
             say=lambda line: print(line, flush=True),
+            task=task,
         )
     except SdkError as error:
         return _print_sdk_error(error)

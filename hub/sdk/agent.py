@@ -330,6 +330,19 @@ class Agent:
         """A ``Task`` helper for a task this adapter knows of by other means (``{"id": ...}``)."""
         return Task(self, data)
 
+    async def create_task(
+        self, title: str, *, description: str = "", conversation_id: str | None = None
+    ) -> Task:
+        """Open a task of this agent's own (``queued``; ``accept()`` it to start), for work no
+        person assigned, so that its progress, cards and artifacts are tracked like any."""
+        data: dict[str, Any] = {"taskId": new_id("task"), "title": title}
+        if description:
+            data["description"] = description
+        if conversation_id:
+            data["conversationId"] = conversation_id
+        await self.send("task.created", data, conversation_id=conversation_id)
+        return Task(self, {**data, "id": data["taskId"], "status": "queued"})
+
     async def _send(
         self,
         kind: str,

@@ -178,6 +178,10 @@ async def test_exec_runs_the_command_only_after_approval(
     artifact = await until(lambda: Artifact.filter(workspace_id=hub.workspace_id).first())
     assert "exit status 3" in artifact.summary and "hello from the command" in artifact.summary
     assert artifact.url.startswith("data:text/plain;base64,")
+    # The run is the agent's own task: the card, the log and the outcome all sit on it.
+    task = await Task.get(id=card.task_id)
+    assert task.title.startswith("Run ") and task.status == "failed"
+    assert artifact.task_id == task.id and "exit status 3" in task.error
 
 
 async def test_exec_never_runs_the_command_after_a_rejection(
@@ -191,6 +195,7 @@ async def test_exec_never_runs_the_command_after_a_rejection(
     assert not marker.exists()
     assert "rejected by" in runner.output() and "not on a Friday" in runner.output()
     assert not await Artifact.filter(workspace_id=hub.workspace_id).exists()
+    assert (await Task.get(id=card.task_id)).status in ("cancelled", "failed")
 
 
 def spawn_example(hub_url: str, code: str, home: Path, log_path: Path) -> subprocess.Popen[bytes]:
