@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 PYTEST_ARGS ?=
 
-.PHONY: run test lint test-sqlite test-postgres migrations clean chromium translations screenshots fuzz faults bench
+.PHONY: run test lint test-sqlite test-postgres migrations clean chromium translations screenshots fuzz faults bench soak
 
 # Reinstall when pyproject.toml changes; otherwise the stamp keeps `make` quick.
 $(VENV)/.installed: pyproject.toml
@@ -41,6 +41,12 @@ fuzz: $(VENV)/.installed
 faults: $(VENV)/.installed
 	LINEUP_FAULT_EVENTS=20000 $(BIN)/pytest tests/faults
 	LINEUP_FAULT_EVENTS=20000 scripts/with-postgres $(BIN)/pytest tests/faults
+
+## soak: the agent chaos test at full length (20 SDK agents for 2 minutes, 100+ socket
+## kills), on both databases
+soak: $(VENV)/.installed
+	LINEUP_CHAOS_SECONDS=120 $(BIN)/pytest tests/sdk/test_chaos.py
+	LINEUP_CHAOS_SECONDS=120 scripts/with-postgres $(BIN)/pytest tests/sdk/test_chaos.py
 
 ## bench: speed and memory beside this machine's floor, on SQLite and on PostgreSQL with
 ## fsync on; prints the table and writes benchmarks/results.json (BENCH_ARGS=--quick)
