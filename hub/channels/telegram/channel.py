@@ -171,9 +171,10 @@ class TelegramChannel(Channel):
             )
         except Forbidden as blocked:  # the person blocked the bot: retrying cannot help
             raise DeliveryRefused(str(blocked)) from blocked
-        row.address, row.external_id = str(message.chat_id), str(message.message_id)
-        row.updated_at = utcnow()
-        await row.save()
+        # Only these columns: a press on the new message may already have saved its state.
+        await DeliveredCard.filter(id=row.id).update(
+            address=str(message.chat_id), external_id=str(message.message_id), updated_at=utcnow()
+        )
 
     async def update_card(self, recipient: Recipient, card: Card) -> None:
         row = await DeliveredCard.filter(
@@ -249,6 +250,9 @@ class TelegramChannel(Channel):
         row = await DeliveredCard.filter(id=short_id, surface=SURFACE).first()
         if row is None:
             return text("en", "tg.card_gone"), True
+        if query.message is not None and not row.external_id:
+            # Pressed before the delivery finished recording where the message is.
+            row.address, row.external_id = str(query.message.chat_id), str(query.message.message_id)
         recipient = await self.context.recipient(row.user_id, SURFACE)
         language = recipient.language
         account = await account_for_identity(SURFACE, str(query.from_user.id))
@@ -296,7 +300,7 @@ class TelegramChannel(Channel):
 
     async def _redraw(self, row: DeliveredCard, card: Card, language: str) -> None:
         row.updated_at = utcnow()
-        await row.save()
+        await row.save(update_fields=["state", "updated_at"])
         markup = card_keyboard(card, row.id, row.state, language, None)
         try:
             await self.bot.edit_message_reply_markup(
@@ -317,7 +321,7 @@ class TelegramChannel(Channel):
         )
         row.state = {**row.state, "prompt": prompt.message_id, "option": option_id}
         row.updated_at = utcnow()
-        await row.save()
+        await row.save(update_fields=["state", "updated_at"])
         return text(recipient.language, "tg.comment_prompt"), False
 
     async def _decide(
@@ -387,7 +391,7 @@ class TelegramChannel(Channel):
             )
             row.state = {**row.state, "prompt": retry.message_id}
             row.updated_at = utcnow()
-            await row.save()
+            await row.save(update_fields=["state", "updated_at"])
             return
         except AlreadyDecided:
             fresh = await load_card(card.workspace_id, card.id) or card
