@@ -104,7 +104,7 @@ class Settings(BaseSettings):
         1.0,
         gt=0,
         description="First delay between `GetTask` polls of a remote agent that does not "
-        "stream; it doubles while nothing changes, up to 30 s.",
+        "stream; it doubles while nothing changes, up to 64 times this and at most 30 s.",
     )
     outbound_allow_private: bool = Field(
         False,

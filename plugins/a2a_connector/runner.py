@@ -70,6 +70,7 @@ NETWORK_ERRORS = (
 TASK_LOST = "remote_task_lost"
 SIGNED_IN = "The person has completed the authorisation you asked for; please go on."
 MAX_POLL_DELAY_S = 30.0
+MAX_POLL_DOUBLINGS = 6  # a quiet task is polled at most 64 times less often than a busy one
 
 
 class CallRunner:
@@ -95,12 +96,14 @@ class CallRunner:
             except TaskNotFoundError:
                 # The remote forgot the task (say it restarted without storage): it will
                 # never report again, so the hub task ends here rather than wait forever.
+                await self._answered(remote.id)
                 reporter.acting_as = "system"
                 await reporter.move(TaskStatus.FAILED, "lost", error=TASK_LOST, reason=TASK_LOST)
                 await RemoteCall.filter(id=call.id).update(finished=True, updated_at=utcnow())
                 return
             except TaskNotCancelableError:
                 # It ended before the cancel arrived; the next read shows how it ended.
+                await self._answered(remote.id)
                 await RemoteCall.filter(id=call.id).update(cancel_sent_at=utcnow())
                 continue
             except NETWORK_ERRORS as error:
@@ -110,10 +113,14 @@ class CallRunner:
                     return
                 await self.sleep(self.connector.breaker.failed(remote.id))
                 continue
-            self.connector.breaker.succeeded(remote.id)
-            await note_contact(remote.id, reachable=True)
+            await self._answered(remote.id)
             if idle:
                 await self.sleep(idle)
+
+    async def _answered(self, remote_id: str) -> None:
+        """The remote answered (whatever it said): it is reachable."""
+        self.connector.breaker.succeeded(remote_id)
+        await note_contact(remote_id, reachable=True)
 
     async def step(
         self, call: RemoteCall, task: Task, remote: RemoteAgent, reporter: TaskReporter
@@ -150,7 +157,11 @@ class CallRunner:
                 return 0.0 if call.last_state in FINAL_STATES else self.connector.poll_interval_s
             # Backoff while nothing changes; back to quick polls once something does.
             if call.last_state == before:
-                self._poll_delay = min(self._poll_delay * 2, MAX_POLL_DELAY_S)
+                self._poll_delay = min(
+                    self._poll_delay * 2,
+                    self.connector.poll_interval_s * 2**MAX_POLL_DOUBLINGS,
+                    MAX_POLL_DELAY_S,
+                )
             else:
                 self._poll_delay = self.connector.poll_interval_s
             return self._poll_delay

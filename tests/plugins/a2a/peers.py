@@ -194,13 +194,15 @@ async def serve_remote(
     name: str = "Painter",
     card: dict[str, Any] | None = None,
     extra_routes: list[tuple[str, Any]] | None = None,
+    port: int = 0,
 ) -> AsyncIterator[Remote]:
     """Serve ``executor`` on a free loopback port until the block ends.
 
     ``card`` replaces the served card's JSON outright (for hostile cards).
     """
     listener = socket.socket()
-    listener.bind(("127.0.0.1", 0))
+    listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # a restart on one port
+    listener.bind(("127.0.0.1", port))
     port = listener.getsockname()[1]
     url = f"http://127.0.0.1:{port}"
     sdk_card = v1_card(url, name=name, streaming=streaming, extra={})

@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import asyncio
+from typing import Any
+
 import pytest
 
 from hub.core.remote_models import RemoteCall
 from tests.plugins.a2a.conftest import Hubs, sign_up
 from tests.plugins.a2a.peers import Base, Endless, Slow, serve_remote
+from tests.plugins.a2a.test_tasks import ended
 
 
 class NeedsLogin(Base):
@@ -97,3 +101,30 @@ async def test_auth_required_asks_the_person_to_sign_in_elsewhere(hubs: Hubs, an
     assert detail["status"] == ("succeeded" if answer == "continue" else "cancelled")
     if answer == "continue":
         assert "sk-" not in executor.inputs[-1] and "authorisation" in executor.inputs[-1]
+
+
+async def test_a_remote_back_after_losing_its_tasks_is_online_and_the_task_ends(
+    hubs: Hubs,
+) -> None:
+    person = await sign_up(await hubs.start())
+    async with serve_remote(Endless(), streaming=False) as remote:
+        agent = await person.add_remote(remote.url)
+        task_id = await person.task_for(agent["id"])
+        await person.wait_task(task_id, lambda d: d["status"] == "running")
+        port = int(remote.url.rsplit(":", 1)[1])
+    seen: dict[str, Any] = {}
+
+    async def status_is(wanted: str) -> None:
+        nonlocal seen
+        while True:
+            _, seen = await person.get(f"/agents/{agent['id']}")
+            if seen["status"] == wanted:
+                return
+            await asyncio.sleep(0.05)
+
+    await asyncio.wait_for(status_is("offline"), 20)
+    # The same agent starts again on the same address, its memory of tasks gone.
+    async with serve_remote(Endless(), streaming=False, port=port):
+        detail = await person.wait_task(task_id, ended)
+        await asyncio.wait_for(status_is("online"), 20)
+    assert detail["status"] == "failed" and detail["error"] == "remote_task_lost"
