@@ -48,6 +48,7 @@ from plugins.a2a_connector.client import remote_client
 from plugins.a2a_connector.errors import RemoteUnreachable
 from plugins.a2a_connector.states import FINAL_STATES
 from plugins.a2a_connector.translate import TaskReporter, as_dict
+from plugins.a2a_connector.untrusted import identifier
 
 if TYPE_CHECKING:
     from plugins.a2a_connector.connector import Connector
@@ -252,8 +253,6 @@ class CallRunner:
                 break
 
     async def _note_ids(self, call: RemoteCall, data: dict[str, Any]) -> None:
-        from plugins.a2a_connector.untrusted import identifier
-
         remote_task_id = identifier(data.get("id") or data.get("taskId"))
         if call.remote_task_id is None and remote_task_id:
             call.remote_task_id = remote_task_id
