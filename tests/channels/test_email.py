@@ -125,16 +125,27 @@ async def test_mails_follow_the_language_of_the_person(make_hub, smtp: SmtpPeer)
 
 
 async def test_without_smtp_mails_are_files_listed_for_the_developer(make_hub) -> None:
+    from hub.core.accounts import create_api_token, create_user
+
     async with make_hub() as hub:
         await hub.ask(title="Rotate the keys?")
         outbox = hub.runtime.settings.data_dir / "outbox"
         files = await eventually(lambda: list(outbox.glob("*.eml")))
         assert len(files) == 1
-        listing = await hub.client.get("/dev/outbox", scope_base={"client": ("127.0.0.1", 5000)})
+        _, token = await create_api_token(hub.owner.user, "outbox")
+        owner = {"Authorization": f"Bearer {token}"}
+        listing = await hub.client.get("/dev/outbox", headers=owner)
         assert "Rotate the keys?" in await listing.get_data(as_text=True)
-        shown = await hub.client.get(
-            f"/dev/outbox/{files[0].name}", scope_base={"client": ("127.0.0.1", 5000)}
-        )
+        shown = await hub.client.get(f"/dev/outbox/{files[0].name}", headers=owner)
         assert "/a/" in await shown.get_data(as_text=True)
-        remote = await hub.client.get("/dev/outbox", scope_base={"client": ("203.0.113.9", 5000)})
-        assert remote.status_code == 404
+        assert "sandbox" in shown.headers["Content-Security-Policy"]
+        # Nobody else reads them: not a stranger, not someone signed in as another person.
+        anonymous = await hub.client.get("/dev/outbox")
+        assert anonymous.status_code == 401
+        other, _ = await create_user("someone.else@example.com", "correct horse")
+        _, other_token = await create_api_token(other, "outbox")
+        stranger = {"Authorization": f"Bearer {other_token}"}
+        listed = await hub.client.get("/dev/outbox", headers=stranger)
+        assert "Rotate the keys?" not in await listed.get_data(as_text=True)
+        refused = await hub.client.get(f"/dev/outbox/{files[0].name}", headers=stranger)
+        assert refused.status_code == 404

@@ -3,17 +3,18 @@
 A mail cannot change once sent, so the outcome of a decided card is shown where the mail's
 links lead: every link page shows "approved by … via …" once the card is decided. With no
 SMTP server configured (the ``make run`` default) mails are written as ``.eml`` files under
-``{data_dir}/outbox`` and listed at ``/dev/outbox`` (from loopback only: the files hold
-working answer links).
+``{data_dir}/outbox`` and listed at ``/dev/outbox`` for the signed-in person, who sees the
+mails addressed to them only (the files hold working answer links).
 """
 
 from __future__ import annotations
 
 from email import policy
 from email.parser import BytesParser
-from typing import ClassVar
+from email.utils import parseaddr
+from typing import Any, ClassVar
 
-from quart import Blueprint, abort, request
+from quart import Blueprint, abort
 
 from hub.channels.base import Capabilities, Channel, ChannelContext, Recipient
 from hub.channels.cards import Card, Notice
@@ -23,7 +24,13 @@ from hub.core.preferences import EVENTS
 
 # Long reviews are read on the link page, where the whole content is shown.
 _MAX_MAIL_CONTENT = 20_000
-_LOOPBACK = {"127.0.0.1", "::1", "localhost"}
+# The saved mails are shown as they were sent: no script may run, links still work.
+_PAGE_HEADERS = {
+    "Content-Type": "text/html; charset=utf-8",
+    "Content-Security-Policy": "sandbox allow-popups allow-top-navigation-by-user-activation; "
+    "default-src 'none'; style-src 'unsafe-inline'; img-src data:",
+    "X-Content-Type-Options": "nosniff",
+}
 
 
 class EmailChannel(Channel):
@@ -65,41 +72,57 @@ class EmailChannel(Channel):
         files = self.files
         blueprint = Blueprint("email_outbox", __name__)
 
-        def _local_only() -> None:
-            if request.remote_addr not in _LOOPBACK:
-                abort(404)
+        async def _readable_by_caller(path: Any) -> bool:
+            with path.open("rb") as handle:
+                mail = BytesParser(policy=policy.default).parse(handle, headersonly=True)
+            return _recipient(mail) == await _caller_email()
 
         @blueprint.get("/dev/outbox")
         async def outbox() -> tuple[str, int, dict[str, str]]:
-            _local_only()
+            me = await _caller_email()
             rows = []
             for path in files.messages():
                 with path.open("rb") as handle:
                     mail = BytesParser(policy=policy.default).parse(handle, headersonly=True)
+                if _recipient(mail) != me:
+                    continue
                 rows.append(
                     f'<li><a href="/dev/outbox/{path.name}">{_escape(str(mail["Subject"]))}</a>'
                     f" → {_escape(str(mail['To']))}</li>"
                 )
             body = "".join(rows) or "<li>No emails yet.</li>"
             page = f"<!doctype html><title>Outbox</title><h1>Outbox</h1><ul>{body}</ul>"
-            return page, 200, {"Content-Type": "text/html; charset=utf-8"}
+            return page, 200, _PAGE_HEADERS
 
         @blueprint.get("/dev/outbox/<name>")
         async def message(name: str) -> tuple[str, int, dict[str, str]]:
-            _local_only()
             path = files.directory / name
             if path.suffix != ".eml" or path.parent != files.directory or not path.is_file():
+                abort(404)
+            if not await _readable_by_caller(path):
                 abort(404)
             with path.open("rb") as handle:
                 mail = BytesParser(policy=policy.default).parse(handle)
             html = mail.get_body(preferencelist=("html",))
             if html is not None:
-                return str(html.get_content()), 200, {"Content-Type": "text/html; charset=utf-8"}
+                return str(html.get_content()), 200, _PAGE_HEADERS
             plain = mail.get_body(preferencelist=("plain",))
             content = str(plain.get_content()) if plain is not None else ""
-            return content, 200, {"Content-Type": "text/plain; charset=utf-8"}
+            return content, 200, {**_PAGE_HEADERS, "Content-Type": "text/plain; charset=utf-8"}
 
         return blueprint
+
+
+async def _caller_email() -> str:
+    """The signed-in person's address: each sees only the mails sent to them. (A check of
+    the client's address would not do: behind a reverse proxy every request is local.)"""
+    from hub.web.identity import current_caller
+
+    return str((await current_caller()).user.email).lower()
+
+
+def _recipient(mail: Any) -> str:
+    return parseaddr(str(mail["To"]))[1].lower()
 
 
 def _escape(value: str) -> str:
