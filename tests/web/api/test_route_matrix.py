@@ -47,6 +47,7 @@ CALLER_SCOPED = {
     "/api/v1/me/channels",
     "/api/v1/me/channels/telegram/link",
     "/api/v1/me/notification-preferences",
+    "/dev/outbox",  # the caller's own mails (see tests/channels/test_email.py)
     "/logout",
 }
 REFUSED = {401, 403, 404, 405, 302, 303}
