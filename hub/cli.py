@@ -91,6 +91,20 @@ def build_parser() -> argparse.ArgumentParser:
     _agent_connection_arguments(run)
     run.add_argument("argv", nargs=argparse.REMAINDER, metavar="-- COMMAND...")
     run.set_defaults(command="agent exec")
+    agents = sub.add_parser("agents", help="a workspace's agents, from the hub's machine")
+    agents_sub = agents.add_subparsers(dest="action", required=True)
+    listing = agents_sub.add_parser("list", help="print the workspace's agents as JSON lines")
+    listing.add_argument("--workspace", required=True, help="workspace id (ws_…)")
+    listing.set_defaults(command="agents list")
+    confirm = agents_sub.add_parser("confirm", help="confirm a paired agent's name: binds it")
+    confirm.add_argument("agent_id")
+    confirm.add_argument("--workspace", required=True, help="workspace id (ws_…)")
+    confirm.add_argument("--name", required=True, help="the name people will see")
+    confirm.set_defaults(command="agents confirm")
+    revoke = agents_sub.add_parser("revoke", help="revoke an agent's credential for good")
+    revoke.add_argument("agent_id")
+    revoke.add_argument("--workspace", required=True, help="workspace id (ws_…)")
+    revoke.set_defaults(command="agents revoke")
 
     mcp = sub.add_parser("mcp", help="the hub's human-in-the-loop tools as an MCP server on stdio")
     _agent_connection_arguments(mcp)
@@ -276,6 +290,39 @@ def _print_sdk_error(error: BaseException) -> int:
     else:
         print(f"error: {error}", file=sys.stderr)
     return 2
+
+
+@command("agents list")
+async def _agents_list(args: argparse.Namespace, settings: Settings) -> int:
+    from hub.core.agents import agent_view, list_agents
+    from hub.core.database import database
+
+    async with database(settings.resolved_database_url):
+        for agent in await list_agents(args.workspace):
+            print(json.dumps(agent_view(agent)))
+    return 0
+
+
+@command("agents confirm")
+async def _agents_confirm(args: argparse.Namespace, settings: Settings) -> int:
+    from hub.core.agents import agent_view, confirm_agent
+    from hub.core.database import database
+
+    async with database(settings.resolved_database_url):
+        agent = await confirm_agent(args.workspace, args.agent_id, args.name, by="system")
+        _print_json(agent_view(agent))
+    return 0
+
+
+@command("agents revoke")
+async def _agents_revoke(args: argparse.Namespace, settings: Settings) -> int:
+    from hub.core.agents import agent_view, revoke_agent
+    from hub.core.database import database
+
+    async with database(settings.resolved_database_url):
+        agent = await revoke_agent(args.workspace, args.agent_id, by="system")
+        _print_json(agent_view(agent))
+    return 0
 
 
 @command("agent demo")

@@ -126,3 +126,44 @@ async def test_restored_starts_a_new_epoch(database_url: str, tmp_path: Path) ->
     assert "1 workspace" in result.stdout
     async with opened(database_url):
         assert (await Workspace.get(id=workspace_id)).epoch != before
+
+
+async def test_agents_are_listed_confirmed_and_revoked_from_the_cli(
+    database_url: str, tmp_path: Path
+) -> None:
+    from hub.core.agents import redeem_pairing_code
+    from hub.core.models import Agent
+    from hub.core.pairing import create_pairing_code
+
+    created = lineup(database_url, tmp_path, "user", "create", "agents@example.com")
+    workspace_id = json.loads(created.stdout)["workspaceId"]
+    async with opened(database_url):
+        code, _ = await create_pairing_code(workspace_id, secret_key=SECRET, ttl_s=600)
+        agent, _ = await redeem_pairing_code(
+            code, name="laptop", runtime="python", version="1", capabilities=[], secret_key=SECRET
+        )
+    listed = lineup(database_url, tmp_path, "agents", "list", "--workspace", workspace_id)
+    assert json.loads(listed.stdout.splitlines()[0])["status"] == "pending"
+    confirmed = lineup(
+        database_url,
+        tmp_path,
+        "agents",
+        "confirm",
+        agent.id,
+        "--workspace",
+        workspace_id,
+        "--name",
+        "Build laptop",
+    )
+    assert confirmed.returncode == 0, confirmed.stderr
+    assert json.loads(confirmed.stdout)["name"] == "Build laptop"
+    revoked = lineup(
+        database_url, tmp_path, "agents", "revoke", agent.id, "--workspace", workspace_id
+    )
+    assert json.loads(revoked.stdout)["status"] == "revoked"
+    elsewhere = lineup(
+        database_url, tmp_path, "agents", "revoke", agent.id, "--workspace", "ws_other"
+    )
+    assert elsewhere.returncode == 2 and "not_found" in elsewhere.stderr
+    async with opened(database_url):
+        assert (await Agent.get(id=agent.id)).revoked_at is not None
