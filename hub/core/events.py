@@ -30,6 +30,7 @@ from hub.core.bus import DEFAULT_BUS, EventBus, PublishedEvent
 from hub.core.errors import InvalidInput, NotFound
 from hub.core.ids import new_id
 from hub.core.models import Event, Workspace
+from hub.protocol.base import wire_time
 
 logger = logging.getLogger(__name__)
 
@@ -178,8 +179,8 @@ def to_envelope(event: Event) -> dict[str, Any]:
         "id": event.id,
         "type": event.type,
         "version": PROTOCOL_VERSION,
-        "occurredAt": _iso(event.occurred_at),
-        "recordedAt": _iso(event.recorded_at),
+        "occurredAt": wire_time(event.occurred_at),
+        "recordedAt": wire_time(event.recorded_at),
         "workspaceId": event.workspace_id,
         "sequence": int(event.sequence),
         "actor": event.actor,
@@ -203,10 +204,6 @@ def to_published(event: Event) -> PublishedEvent:
         recipient_agent_id=event.recipient_agent_id,
         envelope=to_envelope(event),
     )
-
-
-def _iso(moment: datetime) -> str:
-    return moment.astimezone(UTC).isoformat().replace("+00:00", "Z")
 
 
 async def start_new_epochs() -> int:

@@ -21,7 +21,7 @@ import asyncio
 import contextlib
 import logging
 from dataclasses import dataclass, field
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
 from tortoise.expressions import Subquery
@@ -31,18 +31,13 @@ from hub.core.errors import Conflict, HubError
 from hub.core.events import append_event, utcnow
 from hub.core.models import Agent, AgentStatus, Task
 from hub.core.task_states import TaskStatus
+from hub.core.views import iso
 
 logger = logging.getLogger(__name__)
 
 MISSED_HEARTBEATS_FOR_OFFLINE = 2
 UNREACHABLE = "agent_unreachable"
 _BATCH = 500
-
-
-def iso(moment: datetime | None) -> str | None:
-    if moment is None:
-        return None
-    return moment.astimezone(UTC).isoformat().replace("+00:00", "Z")
 
 
 def connection_lost(agent: Agent) -> dict[str, Any] | None:

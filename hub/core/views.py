@@ -12,12 +12,11 @@ from datetime import UTC, datetime
 from typing import Any
 
 from hub.core.models import Artifact, Conversation, Interaction, InteractionStatus, Message, Task
+from hub.protocol.base import wire_time
 
 
 def iso(moment: datetime | None) -> str | None:
-    if moment is None:
-        return None
-    return moment.astimezone(UTC).isoformat().replace("+00:00", "Z")
+    return None if moment is None else wire_time(moment)
 
 
 def actor_kind(actor: str) -> str:
