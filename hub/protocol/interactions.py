@@ -130,6 +130,29 @@ class InteractionCard(WireModel):
         return next((o for o in self.options if o.id == option_id), None)
 
 
+def approval_card(
+    title: str,
+    *,
+    description: str = "",
+    impact: str = "",
+    risk: Risk | str | None = None,
+    options: list[Option] | None = None,
+    details: dict[str, Any] | None = None,
+    expires_at: datetime | None = None,
+) -> InteractionCard:
+    """An approval card from the fields an adapter usually has at hand."""
+    return InteractionCard(
+        type=InteractionType.APPROVAL,
+        title=title,
+        description=description,
+        impact=impact,
+        risk=Risk(risk) if risk is not None else None,
+        options=options or [],
+        details=details or {},
+        expires_at=expires_at,
+    )
+
+
 class ResponseError(ValueError):
     """The answer does not fit the card; the message says what would."""
 

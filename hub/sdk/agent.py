@@ -26,7 +26,12 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from hub.protocol.interactions import InteractionCard, InteractionType, Option, Risk
+from hub.protocol.interactions import (
+    InteractionCard,
+    Option,
+    Risk,
+    approval_card,
+)
 from hub.protocol.lap import (
     PROTOCOL_VERSION,
     Ack,
@@ -315,14 +320,13 @@ class Agent:
         details: dict[str, Any] | None = None,
         task_id: str | None = None,
     ) -> Resolution:
-        card = InteractionCard(
-            type=InteractionType.APPROVAL,
-            title=title,
+        card = approval_card(
+            title,
             description=description,
             impact=impact,
-            risk=Risk(risk) if risk is not None else None,
-            options=options or [],
-            details=details or {},
+            risk=risk,
+            options=options,
+            details=details,
         )
         return await self.request_interaction(card, task_id=task_id)
 

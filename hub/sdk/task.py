@@ -24,7 +24,12 @@ from datetime import datetime
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
-from hub.protocol.interactions import InteractionCard, InteractionType, Option, Risk
+from hub.protocol.interactions import (
+    InteractionCard,
+    Option,
+    Risk,
+    approval_card,
+)
 from hub.protocol.lap import Ack
 from hub.sdk.display import interaction_html, interaction_text, task_html, task_text
 from hub.sdk.errors import TaskCancelled
@@ -240,14 +245,13 @@ class Task:
         expires_at: datetime | None = None,
     ) -> Resolution:
         """An approval card (why → impact → options → details); ``.approved`` on the answer."""
-        card = InteractionCard(
-            type=InteractionType.APPROVAL,
-            title=title,
+        card = approval_card(
+            title,
             description=description,
             impact=impact,
-            risk=Risk(risk) if risk is not None else None,
-            options=options or [],
-            details=details or {},
+            risk=risk,
+            options=options,
+            details=details,
             expires_at=expires_at,
         )
         return await self.request_interaction(card)
