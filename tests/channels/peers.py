@@ -111,9 +111,11 @@ class BotApiPeer:
         app = Quart("bot_api_peer")
 
         @app.post("/bot<token>/<method>")
-        async def call(token: str, method: str) -> dict[str, Any]:
+        async def call(token: str, method: str) -> tuple[dict[str, Any], int]:
+            # As the real Bot API: an error's HTTP status is its error_code (python-telegram-bot
+            # reads the status; a 200 carrying "ok": false would look like a broken answer).
             if token != self.token:
-                return {"ok": False, "error_code": 401, "description": "Unauthorized"}
+                return {"ok": False, "error_code": 401, "description": "Unauthorized"}, 401
             form = await request.form
             params = {key: _value(value) for key, value in form.items()}
             if not params and request.is_json:
@@ -121,11 +123,11 @@ class BotApiPeer:
             self.calls.append(method)
             handler = getattr(self, f"_{method}", None)
             if handler is None:
-                return {"ok": False, "error_code": 404, "description": f"no {method}"}
+                return {"ok": False, "error_code": 404, "description": f"no {method}"}, 404
             try:
-                return {"ok": True, "result": await handler(params)}
+                return {"ok": True, "result": await handler(params)}, 200
             except _Refuse as refused:
-                return {"ok": False, "error_code": 400, "description": str(refused)}
+                return {"ok": False, "error_code": 400, "description": str(refused)}, 400
 
         return app
 
