@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import inspect
 import os
 import shutil
 import signal
@@ -26,6 +27,7 @@ import time
 import urllib.request
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
+from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
 from ulid import ULID
@@ -37,6 +39,21 @@ POSTGRES_URL_VARIABLE = "LINEUP_TEST_DATABASE_URL"
 
 def test_postgres_url() -> str | None:
     return os.environ.get(POSTGRES_URL_VARIABLE) or None
+
+
+async def eventually(check: Any, within: float = 30.0, every: float = 0.02) -> Any:
+    """Wait until ``check()`` (sync or async) returns something truthy, and return it; fail
+    after ``within`` seconds. Tests wait on conditions this way, never on a fixed sleep."""
+    deadline = time.monotonic() + within
+    while True:
+        value = check()
+        if inspect.isawaitable(value):
+            value = await value
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            raise AssertionError(f"the condition did not come true in {within}s")
+        await asyncio.sleep(every)
 
 
 def free_port() -> int:

@@ -2,10 +2,7 @@
 
 from __future__ import annotations
 
-import asyncio
-import inspect
-import time
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -23,27 +20,12 @@ from hub.core.events import append_event
 from hub.core.ids import new_id
 from hub.core.models import Agent, AgentStatus, User, Workspace
 from hub.core.outbox import RetryPolicy
+from hub.testing import eventually
 from hub.web.app import create_app
 from tests.channels.peers import BotApiPeer, SmtpPeer
 
 FAST_RETRY = RetryPolicy(first_delay_s=0.05, max_delay_s=0.4, jitter=0.0)
 PUBLIC_URL = "http://hub.test"
-
-
-async def eventually(
-    check: Callable[[], Awaitable[Any]] | Callable[[], Any], within: float = 30.0
-) -> Any:
-    """Wait until ``check`` returns something truthy; fail after ``within`` seconds."""
-    deadline = time.monotonic() + within
-    while True:
-        value = check()
-        if inspect.isawaitable(value):
-            value = await value
-        if value:
-            return value
-        if time.monotonic() > deadline:
-            raise AssertionError(f"the condition did not come true in {within}s")
-        await asyncio.sleep(0.02)
 
 
 @pytest.fixture

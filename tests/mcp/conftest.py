@@ -12,7 +12,6 @@ import contextlib
 import os
 import subprocess
 import sys
-import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -27,25 +26,11 @@ from mcp_types import CallToolResult
 
 from hub.core.accounts import create_api_token, create_user
 from hub.core.channel_accounts import create_link_token
-from hub.testing import HubProcess
+from hub.testing import HubProcess, eventually
 from tests.channels.peers import BotApiPeer
 from tests.sdk.live import HEARTBEAT_INTERVAL_S, LiveHub
 
 ADA = 4242  # the owner's Telegram user id
-
-
-async def eventually(check: Callable[[], Any], within: float = 30.0) -> Any:
-    """Wait until ``check()`` (sync or async) is truthy; fail after ``within`` seconds."""
-    deadline = time.monotonic() + within
-    while True:
-        value = check()
-        if asyncio.iscoroutine(value):
-            value = await value
-        if value:
-            return value
-        if time.monotonic() > deadline:
-            raise AssertionError(f"the condition did not come true in {within}s")
-        await asyncio.sleep(0.05)
 
 
 @dataclass

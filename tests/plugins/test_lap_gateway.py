@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
@@ -22,7 +22,7 @@ from hub.core.ids import new_id
 from hub.core.models import Agent, AgentStatus, Task, Workspace
 from hub.core.task_states import TaskStatus
 from hub.protocol.lap import MAX_FRAME_BYTES
-from hub.testing import HubProcess
+from hub.testing import HubProcess, eventually
 from tests.core.agent_setup import new_code
 from tests.plugins.lap_client import raw_agent
 
@@ -43,15 +43,6 @@ async def hub(db: str, tmp_path: Path) -> AsyncIterator[HubProcess]:
         yield process
     finally:
         await asyncio.to_thread(process.stop)
-
-
-async def eventually(check: Callable[[], Awaitable[bool]], within: float = 15.0) -> None:
-    """Wait until ``check()`` holds; fail after ``within`` seconds."""
-    for _ in range(int(within / 0.05)):
-        if await check():
-            return
-        await asyncio.sleep(0.05)
-    raise AssertionError(f"condition not met within {within} s")
 
 
 async def paired(hub: HubProcess, workspace: Workspace, name: str = "raw") -> tuple[str, str]:
