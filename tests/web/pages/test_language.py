@@ -6,7 +6,8 @@ from datetime import UTC, datetime
 
 from babel.messages.pofile import read_po
 
-from hub.web.pages.i18n import TRANSLATIONS_DIR, language_from_header
+from hub.i18n import TRANSLATIONS_DIR
+from hub.web.pages.i18n import language_from_header
 from tests.web.pages.world import build_world
 
 
