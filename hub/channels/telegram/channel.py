@@ -25,6 +25,7 @@ from hub.channels.base import Capabilities, Channel, ChannelContext, DeliveryRef
 from hub.channels.cards import Card, Notice, load_card
 from hub.channels.i18n import text
 from hub.channels.registry import MissingExtra
+from hub.channels.telegram import batches
 from hub.channels.telegram.linking import link_sender
 from hub.channels.wording import already_decided_text, outcome_text
 from hub.config import Settings
@@ -83,6 +84,7 @@ class TelegramChannel(Channel):
         self.application: Application[Any, Any, Any, Any, Any, Any] = builder.build()
         self.application.add_handler(CommandHandler("start", link_sender))
         self.application.add_handler(CallbackQueryHandler(self._on_press))
+        self.batches = batches.BatchMessages(self.application.bot, context)
         self.application.add_handler(
             MessageHandler(filters.REPLY & filters.TEXT & ~filters.COMMAND, self._on_reply)
         )
@@ -155,6 +157,7 @@ class TelegramChannel(Channel):
     async def deliver_card(self, recipient: Recipient, card: Card) -> None:
         row = await self._row_for(recipient, card)
         if row.external_id:  # sent already (a retry after the send went through)
+            await self.batches.offer(recipient, card)
             return
         web_link = None
         body, native = card_text(card, recipient.language, self.capabilities)
@@ -175,6 +178,7 @@ class TelegramChannel(Channel):
         await DeliveredCard.filter(id=row.id).update(
             address=str(message.chat_id), external_id=str(message.message_id), updated_at=utcnow()
         )
+        await self.batches.offer(recipient, card)
 
     async def update_card(self, recipient: Recipient, card: Card) -> None:
         row = await DeliveredCard.filter(
@@ -183,6 +187,7 @@ class TelegramChannel(Channel):
         if row is None or not row.external_id:
             return
         await self._show_outcome(row, card, recipient.language)
+        await self.batches.refresh(recipient, card)
 
     async def notify(self, recipient: Recipient, notice: Notice) -> None:
         base = self.context.settings.resolved_public_url
@@ -245,6 +250,8 @@ class TelegramChannel(Channel):
             await query.answer(answer[0][:200], show_alert=answer[1])
 
     async def _handle_press(self, query: Any, data: str) -> tuple[str, bool]:
+        if data.startswith(batches.PREFIX):
+            return await self.batches.on_press(query, data)
         short_id, _, rest = data.partition(":")
         action, _, argument = rest.partition(":")
         row = await DeliveredCard.filter(id=short_id, surface=SURFACE).first()

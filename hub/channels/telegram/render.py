@@ -8,6 +8,9 @@ ids are, and meaningless without the server-side row it names:
   "request changes" first asks for a comment by forced reply)
 * ``c:n`` confirm option n, ``x`` take the pending confirmation back
 * ``t:n`` tick/untick option n of a multi-select, ``s`` submit the ticks
+
+A message answering several cards at once has its own ``batch:`` data
+(``hub.channels.telegram.batches``).
 """
 
 from __future__ import annotations

@@ -85,7 +85,7 @@ def _needs_confirmation(view: CardView, option_id: str, form: Any) -> bool:
     option = view.card.option(option_id) if view.open and view.card else None
     if option is None or not view.needs_confirmation(option):
         return False
-    return form.get(f"confirm-{view.id}") != option_id
+    return bool(form.get(f"confirm-{view.id}") != option_id)
 
 
 def _answer(view: CardView | None, option_id: str) -> dict[str, Any]:
