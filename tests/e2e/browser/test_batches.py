@@ -28,6 +28,7 @@ from tests.channels.peers import BotApiPeer
 from tests.e2e.browser.conftest import Person
 
 ADA_TELEGRAM = 4242
+REGIONS = ("Canary", "Europe", "Asia", "US", "Africa")
 
 
 @pytest.fixture
@@ -82,6 +83,18 @@ async def api(person: Person, method: str, path: str, body: Any = None) -> Any:
     return await response.json()
 
 
+async def reject_in_telegram(bot_api: BotApiPeer, title: str) -> None:
+    def card() -> Any:
+        return next(
+            (m for m in bot_api.chat(ADA_TELEGRAM) if m.text.startswith(f"<b>{title}</b>")), None
+        )
+
+    message = await eventually(card)
+    pressed = bot_api.press(ADA_TELEGRAM, message, message.button("Reject")["callback_data"])
+    await eventually(lambda: pressed in bot_api.answers)
+    await eventually(lambda: "by Ada via Telegram" in message.text)
+
+
 async def waiting_cards(task_id: str, count: int) -> list[Interaction]:
     async def pending() -> list[Interaction] | None:
         found = await Interaction.filter(task_id=task_id).order_by("created_at", "id")
@@ -106,7 +119,7 @@ async def test_a_batch_on_the_web_reaches_the_agent_once_per_item(
     deployer = Deployer(hub, code, tmp_path / "agent")
     deployer.steps = {
         "Release": [("1 Migrate", "high"), ("2 Restart", None), ("3 Purge", None)],
-        "Rollout": [("1 Canary", None), ("2 Europe", None), ("3 Asia", None), ("4 US", None)],
+        "Rollout": [(f"{n} {region}", None) for n, region in enumerate(REGIONS, 1)],
     }
     async with deployer.agent as agent:
         assert agent.agent_id is not None
@@ -130,23 +143,25 @@ async def test_a_batch_on_the_web_reaches_the_agent_once_per_item(
         assert [a.option_id for a in deployer.answers["Release"]] == ["approve"] * 3
         assert all(a.via == "web" for a in deployer.answers["Release"])
 
-        # Item by item, one card having been answered in Telegram meanwhile.
+        # A card answered in Telegram leaves the batch live, without a reload.
         rollout = await api(
             ada, "POST", "/tasks", {"title": "Rollout", "targetAgentId": agent.agent_id}
         )
-        rollout_cards = await waiting_cards(rollout["id"], 4)
+        rollout_cards = await waiting_cards(rollout["id"], 5)
         await page.goto(ada.url(f"/tasks/{rollout['id']}"))
-        await page.locator("[data-batch-item]").nth(3).wait_for()
+        await page.get_by_role("button", name="Approve all (5)").wait_for()
+        await page.wait_for_function("() => document.body.dataset.live === 'live'")
+        await page.evaluate("() => { window.sameDocument = true; }")
+        await reject_in_telegram(bot_api, "5 Africa")
+        await page.get_by_role("button", name="Approve all (4)").wait_for()
+        assert await page.evaluate("() => window.sameDocument === true")
+
+        # Item by item, while another card is answered in Telegram: the page (not redrawn
+        # under the person filling it in) sends it too, and is told it was decided first.
         picks = ["approve", "approve", "reject", "approve"]
-        for card, pick in zip(rollout_cards, picks, strict=True):
+        for card, pick in zip(rollout_cards[:4], picks, strict=True):
             await page.locator(f"input[name='choice-{card.id}'][value='{pick}']").check()
-        us = await eventually(
-            lambda: next((m for m in bot_api.chat(ADA_TELEGRAM) if "4 US" in m.text), None)
-        )
-        pressed = bot_api.press(ADA_TELEGRAM, us, us.button("Reject")["callback_data"])
-        await eventually(lambda: pressed in bot_api.answers)
-        await eventually(lambda: "by Ada via Telegram" in us.text)
-        # The page the person is filling in is not redrawn under them by the live update.
+        await reject_in_telegram(bot_api, "4 US")
         await page.get_by_role("button", name="Send these choices").click()
         await page.get_by_text("3 answers were sent to the agent.").wait_for()
         await page.get_by_text("“4 US”: already decided by Ada via telegram.").wait_for()
@@ -156,6 +171,7 @@ async def test_a_batch_on_the_web_reaches_the_agent_once_per_item(
             ("approve", "web"),
             ("approve", "web"),
             ("reject", "web"),
+            ("reject", "telegram"),
             ("reject", "telegram"),
         ]
 
@@ -168,11 +184,11 @@ async def test_a_batch_on_the_web_reaches_the_agent_once_per_item(
     decided = {e["interactionId"]: e for e in trail if e["type"] == "interaction.resolved"}
     release_batch = {decided[c.id].get("batchId") for c in release_cards}
     rollout_batch = {decided[c.id].get("batchId") for c in rollout_cards[:3]}
+    by_telegram = [decided[c.id] for c in rollout_cards[3:]]
     assert len(release_batch) == 1 and None not in release_batch
     assert len(rollout_batch) == 1 and None not in rollout_batch
     assert release_batch != rollout_batch
-    assert "batchId" not in decided[rollout_cards[3].id]
-    assert decided[rollout_cards[3].id]["via"] == "telegram"
+    assert all("batchId" not in e and e["via"] == "telegram" for e in by_telegram)
     statuses = await Interaction.filter(id__in=every).values_list("status", flat=True)
     assert set(statuses) == {InteractionStatus.RESOLVED}
     await ada.context.close()
