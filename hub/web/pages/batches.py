@@ -65,7 +65,10 @@ async def decide(workspace_id: str, task_id: str) -> Any:
     except InvalidInput as error:
         await flash(f"{error.message} ({error.code})")
         for problem in error.details.get("items", []):
-            await flash(f"{problem.get('interactionId', '')}: {problem['problem']}")
+            view = views.get(problem.get("interactionId", ""))
+            await flash(
+                f"“{view.title if view else problem.get('interactionId', '')}”: {problem['problem']}"
+            )
         return redirect(task_url)
     await _tell_outcomes(result["items"], views)
     return redirect(task_url)
