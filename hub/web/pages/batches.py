@@ -66,9 +66,8 @@ async def decide(workspace_id: str, task_id: str) -> Any:
         await flash(f"{error.message} ({error.code})")
         for problem in error.details.get("items", []):
             view = views.get(problem.get("interactionId", ""))
-            await flash(
-                f"“{view.title if view else problem.get('interactionId', '')}”: {problem['problem']}"
-            )
+            named = view.title if view else problem.get("interactionId", "")
+            await flash(f"“{named}”: {problem['problem']}")
         return redirect(task_url)
     await _tell_outcomes(result["items"], views)
     return redirect(task_url)
