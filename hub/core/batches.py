@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass
+from enum import StrEnum
 from typing import Any
 
 from pydantic import ValidationError
@@ -41,11 +42,11 @@ APPROVE = "approve"
 REJECT = "reject"
 
 
-class Outcome:
+class Outcome(StrEnum):
     DECIDED = "decided"
     ALREADY_DECIDED = "already_decided"  # someone answered first; the item says who, how
     CLOSED = "closed"  # expired or withdrawn with its task before the batch reached it
-    REFUSED = "refused"  # this person may not answer this card
+    REFUSED = "refused"  # the answer was not taken (say, not this person's card to answer)
 
 
 @dataclass(frozen=True, slots=True)
