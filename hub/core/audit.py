@@ -21,7 +21,7 @@ AUDITED_TYPES = (
     "agent.revoked",
     "task.cancel_requested",
 )
-_SUBJECT_KEYS = ("interactionId", "agentId", "name", "via", "respondedBy", "reason")
+_SUBJECT_KEYS = ("interactionId", "agentId", "name", "via", "respondedBy", "reason", "batchId")
 
 
 def audit_entry(event: Event) -> dict[str, Any]:

@@ -25,6 +25,7 @@ from quart import Blueprint, request
 from hub.channels.base import Capabilities, Channel, ChannelContext, DeliveryRefused, Recipient
 from hub.channels.cards import Card, Notice, load_card
 from hub.channels.registry import MissingExtra
+from hub.channels.telegram import batches
 from hub.channels.telegram.linking import link_sender
 from hub.channels.wording import already_decided_text, outcome_text
 from hub.config import Settings
@@ -85,6 +86,7 @@ class TelegramChannel(Channel):
         self.application: Application[Any, Any, Any, Any, Any, Any] = builder.build()
         self.application.add_handler(CommandHandler("start", link_sender))
         self.application.add_handler(CallbackQueryHandler(self._on_press))
+        self.batches = batches.BatchMessages(self.application.bot, context)
         self.application.add_handler(
             MessageHandler(filters.REPLY & filters.TEXT & ~filters.COMMAND, self._on_reply)
         )
@@ -157,6 +159,7 @@ class TelegramChannel(Channel):
     async def deliver_card(self, recipient: Recipient, card: Card) -> None:
         row = await self._row_for(recipient, card)
         if row.external_id:  # sent already (a retry after the send went through)
+            await self.batches.offer(recipient, card)
             return
         web_link = None
         with speaking(recipient.language):
@@ -178,6 +181,7 @@ class TelegramChannel(Channel):
         await DeliveredCard.filter(id=row.id).update(
             address=str(message.chat_id), external_id=str(message.message_id), updated_at=utcnow()
         )
+        await self.batches.offer(recipient, card)
 
     async def update_card(self, recipient: Recipient, card: Card) -> None:
         row = await DeliveredCard.filter(
@@ -187,6 +191,7 @@ class TelegramChannel(Channel):
             return
         with speaking(recipient.language):
             await self._show_outcome(row, card)
+        await self.batches.refresh(recipient, card)
 
     async def notify(self, recipient: Recipient, notice: Notice) -> None:
         base = self.context.settings.resolved_public_url
@@ -251,6 +256,8 @@ class TelegramChannel(Channel):
             await query.answer(answer[0][:200], show_alert=answer[1])
 
     async def _handle_press(self, query: Any, data: str) -> tuple[str, bool]:
+        if data.startswith(batches.PREFIX):
+            return await self.batches.on_press(query, data)
         short_id, _colon, rest = data.partition(":")
         row = await DeliveredCard.filter(id=short_id, surface=SURFACE).first()
         if row is None:

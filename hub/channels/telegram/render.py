@@ -9,6 +9,9 @@ ids are, and meaningless without the server-side row it names:
 * ``c:n`` confirm option n, ``x`` take the pending confirmation back
 * ``t:n`` tick/untick option n of a multi-select, ``s`` submit the ticks
 
+A message answering several cards at once has its own ``batch:`` data
+(``hub.channels.telegram.batches``).
+
 Everything here speaks the language in effect: the channel sets it to the recipient's.
 """
 

@@ -14,6 +14,7 @@ from hub.core.errors import HubError
 from hub.web.pages import (
     accounts,
     agents,
+    batches,
     conversations,
     i18n,
     inbox,
@@ -25,7 +26,7 @@ from hub.web.pages import (
 )
 
 pages = Blueprint("pages", __name__)
-for area in (accounts, inbox, conversations, tasks, interactions, agents, settings):
+for area in (accounts, inbox, conversations, tasks, batches, interactions, agents, settings):
     pages.register_blueprint(area.blueprint)
 
 
