@@ -18,6 +18,7 @@ from pydantic import ValidationError
 from hub.core.models import Interaction
 from hub.core.views import effective_interaction_status
 from hub.protocol.interactions import InputFormat, InteractionCard, Option, Risk
+from hub.web.pages import actions
 
 # Options that say "no": never a reason for a second step, whatever the card's risk.
 _DECLINING_IDS = frozenset({"reject", "deny", "decline", "cancel", "request_changes", "no"})
@@ -96,11 +97,22 @@ class CardView:
     def content_link(self) -> str | None:
         return safe_url(self.content_url)
 
+    @property
+    def action(self) -> actions.ActionShown | None:
+        """The exact action: as decided once answered, as proposed until then."""
+        proposed = self.card.action if self.card else None
+        if proposed is None:
+            return None
+        response = self.interaction.response or {}
+        if self.status == "resolved" and "actionHash" in response:
+            return actions.decided(proposed, response)
+        return actions.proposed(proposed)
+
     def needs_confirmation(self, option: Option) -> bool:
         """A high-risk "yes" takes a deliberate second step; a "no" never does."""
         if self.risk != Risk.HIGH.value:
             return False
-        return option.style != "danger" and option.id.lower() not in _DECLINING_IDS
+        return not declines(option)
 
     def input_attributes(self) -> dict[str, Any]:
         spec = self.card.input if self.card else None
@@ -156,6 +168,11 @@ class CardView:
         return str(comment) if comment else None
 
 
+def declines(option: Option) -> bool:
+    """An option that says "no": it never takes a second step, nor carries edits."""
+    return option.style == "danger" or option.id.lower() in _DECLINING_IDS
+
+
 def card_view(
     interaction: Interaction,
     *,
@@ -194,4 +211,12 @@ def response_from_form(view: CardView, form: Any) -> dict[str, Any]:
     comment = (form.get("comment") or "").strip()
     if comment:
         response["comment"] = comment
+    proposed = view.card.action if view.card else None
+    if proposed is not None:
+        response["actionHash"] = form.get("actionHash", "")
+        option = view.card.option(response["optionId"]) if view.card else None
+        # Edits shape what a "yes" does; a "no" does nothing, so they are not sent with it.
+        edits = actions.edits_from_form(proposed, form)
+        if edits and option is not None and not declines(option):
+            response["action"] = edits
     return response
