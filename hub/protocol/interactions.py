@@ -160,6 +160,14 @@ def approval_card(
     )
 
 
+# Options that say "no": a no never takes a second step, nor carries edits of an action.
+_DECLINING_IDS = frozenset({"reject", "deny", "decline", "cancel", "request_changes", "no"})
+
+
+def declines(option_id: str, style: str | None) -> bool:
+    return style == "danger" or option_id.lower() in _DECLINING_IDS
+
+
 class ResponseError(ValueError):
     """The answer does not fit the card; the message says what would, ``code`` which rule."""
 

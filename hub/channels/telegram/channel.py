@@ -153,7 +153,7 @@ class TelegramChannel(Channel):
     # --- delivery -------------------------------------------------------------------------
 
     async def deliver_card(self, recipient: Recipient, card: Card) -> None:
-        row = await self._row_for(recipient, card)
+        row = await self._row_for(recipient, card, self._bound_state(recipient, card))
         if row.external_id:  # sent already (a retry after the send went through)
             return
         web_link = None
@@ -197,7 +197,19 @@ class TelegramChannel(Channel):
         except Forbidden as blocked:
             raise DeliveryRefused(str(blocked)) from blocked
 
-    async def _row_for(self, recipient: Recipient, card: Card) -> DeliveredCard:
+    def _bound_state(self, recipient: Recipient, card: Card) -> dict[str, Any]:
+        """What the message will show of the card's action: its hash, which every answer
+        from this message carries, and the link to edit it on the web."""
+        if card.action is None:
+            return {}
+        state: dict[str, Any] = {"actionHash": card.action_hash}
+        if card.action.editable:
+            state["editLink"] = self.context.card_link(card, recipient, via="web")
+        return state
+
+    async def _row_for(
+        self, recipient: Recipient, card: Card, state: dict[str, Any]
+    ) -> DeliveredCard:
         row = await DeliveredCard.filter(
             surface=SURFACE, user_id=recipient.user_id, interaction_id=card.id
         ).first()
@@ -209,7 +221,7 @@ class TelegramChannel(Channel):
                 user_id=recipient.user_id,
                 workspace_id=card.workspace_id,
                 interaction_id=card.id,
-                state={},
+                state=state,
                 created_at=now,
                 updated_at=now,
             )
@@ -277,11 +289,12 @@ class TelegramChannel(Channel):
                 row.state = {**row.state, "confirm": index}
                 await self._redraw(row, card, language)
                 return text(language, "tg.confirm_first"), False
-            return await self._decide(row, card, recipient, {"optionId": option.id})
+            return await self._decide(row, card, recipient, {"optionId": option.id, **_bound(row)})
         if action == "c":
             if row.state.get("confirm") != index:
                 return text(language, "tg.confirm_first"), True
-            return await self._decide(row, card, recipient, {"optionId": card.options[index].id})
+            chosen = {"optionId": card.options[index].id, **_bound(row)}
+            return await self._decide(row, card, recipient, chosen)
         if action == "x":
             row.state = {k: v for k, v in row.state.items() if k != "confirm"}
             await self._redraw(row, card, language)
@@ -378,7 +391,11 @@ class TelegramChannel(Channel):
         if card.takes_text:
             response: dict[str, Any] = {"text": message.text or ""}
         elif row.state.get("option"):
-            response = {"optionId": row.state["option"], "comment": message.text or ""}
+            response = {
+                "optionId": row.state["option"],
+                "comment": message.text or "",
+                **_bound(row),
+            }
         else:
             return
         try:
@@ -407,3 +424,8 @@ class TelegramChannel(Channel):
             chat_id=message.chat_id,
             text=text(language, "recorded", outcome=outcome_text(decided, language) or ""),
         )
+
+
+def _bound(row: DeliveredCard) -> dict[str, Any]:
+    """The hash of the action this message showed, for an answer given from it."""
+    return {"actionHash": row.state["actionHash"]} if "actionHash" in row.state else {}

@@ -17,6 +17,7 @@ from typing import Any
 
 from telegram import ForceReply, InlineKeyboardButton, InlineKeyboardMarkup
 
+from hub.channels.action_view import ActionView
 from hub.channels.base import Capabilities, Recipient
 from hub.channels.cards import Card, Notice
 from hub.channels.i18n import text, when
@@ -47,11 +48,15 @@ def card_text(card: Card, language: str, capabilities: Capabilities) -> tuple[st
     lines = _header(card, language)
     if not card.is_pending:
         lines += ["", _e(outcome_text(card, language) or "")]
+        if card.action:
+            lines += [_e(_fingerprint(card.action, language))]
         return "\n".join(lines), True
     full = list(lines)
     for key, value in (("why", card.why), ("impact", card.impact)):
         if value:
             full += ["", f"<b>{_e(text(language, key))}</b>", _e(value)]
+    if card.action:
+        full += ["", *_action_lines(card.action, language)]
     if card.content:
         full += [
             "",
@@ -80,6 +85,24 @@ def card_text(card: Card, language: str, capabilities: Capabilities) -> tuple[st
     return "\n".join([*lines, "", _e(text(language, "open_full"))]), False
 
 
+def _action_lines(action: ActionView, language: str) -> list[str]:
+    """The exact action, every field as the agent sent it (escaped, never markup)."""
+    lines = [f"<b>{_e(text(language, 'action'))}</b>: <code>{_e(action.kind)}</code>"]
+    for field in action.fields:
+        editable = f" ({_e(text(language, 'action_editable'))})" if field.editable else ""
+        lines.append(f"{_e(field.name)}{editable}:")
+        lines.append(f"<pre>{_e(field.text)}</pre>")
+    lines.append(f"<i>{_e(_fingerprint(action, language))}</i>")
+    return lines
+
+
+def _fingerprint(action: ActionView, language: str) -> str:
+    shown = text(language, "action_fingerprint", short=action.fingerprint)
+    if action.edited_from_fingerprint:
+        shown += " · " + text(language, "action_edited_from", short=action.edited_from_fingerprint)
+    return shown
+
+
 def _button(label: str, data: str) -> InlineKeyboardButton:
     return InlineKeyboardButton(label, callback_data=data)
 
@@ -87,7 +110,11 @@ def _button(label: str, data: str) -> InlineKeyboardButton:
 def card_keyboard(
     card: Card, short_id: str, state: dict[str, Any], language: str, web_link: str | None
 ) -> InlineKeyboardMarkup | ForceReply | None:
-    """The controls for the card's current state; None once it is decided."""
+    """The controls for the card's current state; None once it is decided.
+
+    A card whose action has editable fields also gets a link to edit it on the web
+    (``state["editLink"]``): a chat message cannot hold that form.
+    """
     if not card.is_pending:
         return None
     if web_link is not None:
@@ -119,12 +146,14 @@ def card_keyboard(
             [_button(text(language, "tg.submit_count", count=len(ticked)), f"{short_id}:s")]
         )
         return InlineKeyboardMarkup(rows)
-    return InlineKeyboardMarkup(
-        [
-            [_button(_option_label(card, i, language), f"{short_id}:o:{i}")]
-            for i in range(len(card.options))
-        ]
-    )
+    rows = [
+        [_button(_option_label(card, i, language), f"{short_id}:o:{i}")]
+        for i in range(len(card.options))
+    ]
+    if state.get("editLink"):
+        label = text(language, "action_edit_on_web")
+        rows.append([InlineKeyboardButton(label, url=state["editLink"])])
+    return InlineKeyboardMarkup(rows)
 
 
 def _option_label(card: Card, index: int, language: str) -> str:

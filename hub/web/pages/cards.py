@@ -15,13 +15,10 @@ from urllib.parse import urlsplit
 
 from pydantic import ValidationError
 
+from hub.channels.action_view import ActionView, action_view, edits_from_form
 from hub.core.models import Interaction
 from hub.core.views import effective_interaction_status
-from hub.protocol.interactions import InputFormat, InteractionCard, Option, Risk
-from hub.web.pages import actions
-
-# Options that say "no": never a reason for a second step, whatever the card's risk.
-_DECLINING_IDS = frozenset({"reject", "deny", "decline", "cancel", "request_changes", "no"})
+from hub.protocol.interactions import InputFormat, InteractionCard, Option, Risk, declines
 
 # Browser-side format hints; the server's check (validate_response) stays the authority.
 _HTML_INPUT_TYPES = {InputFormat.EMAIL: "email", InputFormat.URL: "url"}
@@ -98,21 +95,17 @@ class CardView:
         return safe_url(self.content_url)
 
     @property
-    def action(self) -> actions.ActionShown | None:
+    def action(self) -> ActionView | None:
         """The exact action: as decided once answered, as proposed until then."""
-        proposed = self.card.action if self.card else None
-        if proposed is None:
-            return None
-        response = self.interaction.response or {}
-        if self.status == "resolved" and "actionHash" in response:
-            return actions.decided(proposed, response)
-        return actions.proposed(proposed)
+        return action_view(
+            self.card.action if self.card else None, self.status, self.interaction.response
+        )
 
     def needs_confirmation(self, option: Option) -> bool:
         """A high-risk "yes" takes a deliberate second step; a "no" never does."""
         if self.risk != Risk.HIGH.value:
             return False
-        return not declines(option)
+        return not declines(option.id, option.style)
 
     def input_attributes(self) -> dict[str, Any]:
         spec = self.card.input if self.card else None
@@ -168,11 +161,6 @@ class CardView:
         return str(comment) if comment else None
 
 
-def declines(option: Option) -> bool:
-    """An option that says "no": it never takes a second step, nor carries edits."""
-    return option.style == "danger" or option.id.lower() in _DECLINING_IDS
-
-
 def card_view(
     interaction: Interaction,
     *,
@@ -216,7 +204,7 @@ def response_from_form(view: CardView, form: Any) -> dict[str, Any]:
         response["actionHash"] = form.get("actionHash", "")
         option = view.card.option(response["optionId"]) if view.card else None
         # Edits shape what a "yes" does; a "no" does nothing, so they are not sent with it.
-        edits = actions.edits_from_form(proposed, form)
-        if edits and option is not None and not declines(option):
+        edits = edits_from_form(proposed, form)
+        if edits and option is not None and not declines(option.id, option.style):
             response["action"] = edits
     return response

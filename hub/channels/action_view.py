@@ -1,9 +1,9 @@
-"""The action a card proposes, as the web shows it and lets a person edit it.
+"""The action a card proposes, as every surface shows it, and edits read from a web form.
 
 Every field is shown as inert text, exactly as the agent sent it, beside the short form of
-the action's hash, so what a person approves is what they read. Editable fields become form
-controls; the form always sends the hash of the action it showed, and the core re-checks
-every edit (``validate_response``), so nothing here is trusted to decide.
+the action's hash, so what a person approves is what they read. On the web, editable fields
+become form controls; a form always sends the hash of the action it showed, and the core
+re-checks every edit (``validate_response``), so nothing here is trusted to decide.
 """
 
 from __future__ import annotations
@@ -49,7 +49,7 @@ class ActionField:
 
 
 @dataclass(frozen=True, slots=True)
-class ActionShown:
+class ActionView:
     """An action as one card shows it: the proposed one, or the one decided on."""
 
     kind: str
@@ -70,8 +70,19 @@ class ActionShown:
         return tuple(f for f in self.fields if f.editable)
 
 
-def proposed(action: ProposedAction) -> ActionShown:
-    return ActionShown(
+def action_view(
+    action: ProposedAction | None, status: str, response: dict[str, Any] | None
+) -> ActionView | None:
+    """The exact action of a card: as decided once answered, as proposed until then."""
+    if action is None:
+        return None
+    if status == "resolved" and response and "actionHash" in response:
+        return decided(action, response)
+    return proposed(action)
+
+
+def proposed(action: ProposedAction) -> ActionView:
+    return ActionView(
         kind=action.kind,
         fields=tuple(
             ActionField(name, value, name in action.editable)
@@ -81,11 +92,11 @@ def proposed(action: ProposedAction) -> ActionShown:
     )
 
 
-def decided(action: ProposedAction, response: dict[str, Any]) -> ActionShown:
+def decided(action: ProposedAction, response: dict[str, Any]) -> ActionView:
     """The action a recorded decision approved (the proposed one when it was not edited)."""
     final = response.get("action") or {}
     fields: dict[str, Any] = final.get("fields") or action.fields
-    return ActionShown(
+    return ActionView(
         kind=action.kind,
         fields=tuple(ActionField(name, value, False) for name, value in fields.items()),
         hash=str(response.get("actionHash") or action.hash),
