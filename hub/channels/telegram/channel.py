@@ -29,7 +29,7 @@ from hub.channels.telegram.linking import link_sender
 from hub.channels.wording import already_decided_text, outcome_text
 from hub.config import Settings
 from hub.core.channel_accounts import account_for_identity
-from hub.core.errors import AlreadyDecided, Gone, HubError, InvalidInput
+from hub.core.errors import AlreadyDecided, Conflict, Gone, HubError, InvalidInput
 from hub.core.events import utcnow
 from hub.core.notification_models import DeliveredCard
 
@@ -349,6 +349,8 @@ class TelegramChannel(Channel):
             return already_decided_text(fresh, language), True
         except InvalidInput as error:
             return error.message, True
+        except Conflict as error:  # action_changed: this message showed another action
+            return error.message, True
         except (Gone, HubError):
             fresh = await load_card(card.workspace_id, card.id) or card
             await self._show_outcome(row, fresh, language)
@@ -414,6 +416,9 @@ class TelegramChannel(Channel):
             fresh = await load_card(card.workspace_id, card.id) or card
             await self._show_outcome(row, fresh, language)
             await message.reply_text(already_decided_text(fresh, language))
+            return
+        except Conflict as error:  # action_changed: this message showed another action
+            await message.reply_text(error.message)
             return
         except HubError:
             fresh = await load_card(card.workspace_id, card.id) or card

@@ -32,7 +32,9 @@ async def test_the_card_shows_every_field_the_fingerprint_and_an_edit_form(brows
     assert 'name="action.database"' not in html  # not editable: shown, never a control
 
 
-async def test_an_edited_high_risk_approval_takes_the_second_step_and_records_the_edit(browser) -> None:  # type: ignore[no-untyped-def]
+async def test_an_edited_high_risk_approval_takes_the_second_step_and_records_the_edit(
+    browser,
+) -> None:  # type: ignore[no-untyped-def]
     ada, card_id = await _card(browser)
     respond = ada.w(f"/interactions/{card_id}/respond")
     _status, html = await ada.page(ada.w(f"/interactions/{card_id}"))
