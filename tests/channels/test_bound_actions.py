@@ -208,3 +208,34 @@ async def test_a_stale_hash_is_refused_and_telegram_approves_what_it_showed(
     entry = await audit_entry(hub, card.id)
     assert entry["via"] == "telegram" and entry["actionHash"] == MIGRATION.hash
     assert "editedFrom" not in entry
+
+
+async def test_telegram_links_an_editable_action_to_the_web_form(
+    hub: LiveHub, agent: Agent, bot_api: BotApiPeer
+) -> None:
+    token, _ = await create_link_token(hub.user_id, "telegram")
+    bot_api.send_text(ADA, f"/start {token}")
+    await eventually(lambda: any("Linked" in m.text for m in bot_api.chat(ADA)))
+    waiting, card = await ask(agent)
+    message = await telegram_card(bot_api, ADA, "Run the users migration?")
+    link = message.button("Edit and approve on the web")["url"]
+
+    async with httpx.AsyncClient(timeout=30) as phone:  # signed link: no session needed
+        page = (await phone.get(link)).text
+        assert 'name="action.batchSize"' in page and 'name="action.database"' not in page
+        decided = await phone.post(
+            link,
+            data={
+                "actionHash": hidden(page, "actionHash"),
+                "optionId": "approve",
+                "action.statements": "\n".join(MIGRATION.fields["statements"]),
+                "action.batchSize": "250",
+            },
+        )
+    assert decided.status_code == 200
+
+    answer = await asyncio.wait_for(waiting, 30)
+    assert answer.via == "web" and answer.edited
+    assert answer.approved_action(MIGRATION) == {**MIGRATION.fields, "batchSize": 250}
+    entry = await audit_entry(hub, card.id)
+    assert entry["editedFrom"] == MIGRATION.hash and entry["action"]["fields"]["batchSize"] == 250
