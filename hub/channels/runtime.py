@@ -154,7 +154,7 @@ class ChannelRuntime:
         card = await load_card(row.workspace_id, row.interaction_id or "")
         if card is None:
             return Outcome.SKIPPED
-        if row.kind == NotificationKind.WAITING:
+        if row.kind in (NotificationKind.WAITING, NotificationKind.REMINDER):
             if not card.is_pending:  # decided before it went out: nothing to ask any more
                 return Outcome.SKIPPED
             await channel.deliver_card(recipient, card)

@@ -15,13 +15,26 @@ from hub.core.models import Event
 
 AUDITED_TYPES = (
     "interaction.resolved",
+    "interaction.voted",
+    "interaction.reminded",
+    "interaction.escalated",
+    "interaction.expired",
     "agent.paired",
     "agent.remote_added",
     "agent.confirmed",
     "agent.revoked",
     "task.cancel_requested",
 )
-_SUBJECT_KEYS = ("interactionId", "agentId", "name", "via", "respondedBy", "reason")
+_SUBJECT_KEYS = (
+    "interactionId",
+    "agentId",
+    "name",
+    "via",
+    "respondedBy",
+    "reason",
+    "to",  # a policy's reminder: who was reminded
+    "escalateTo",
+)
 
 
 def audit_entry(event: Event) -> dict[str, Any]:
@@ -38,6 +51,11 @@ def audit_entry(event: Event) -> dict[str, Any]:
     if isinstance(response, dict):
         chosen = {k: response[k] for k in ("optionId", "optionIds") if k in response}
         entry["decision"] = chosen or {"answered": True}
+        if isinstance(response.get("votes"), list):
+            entry["votes"] = [
+                {k: v for k, v in vote.items() if k in ("actor", "optionId", "via", "at")}
+                for vote in response["votes"]
+            ]
     return entry
 
 

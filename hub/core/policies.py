@@ -1,0 +1,317 @@
+"""Approval policies: which one a card gets, who may answer it, and when its clock is due.
+
+A card's policy is the agent's own (``InteractionCard.policy``) or, when it sent none, the
+first workspace rule (``PolicyRule``) that matches the card's risk, agent and type. It is
+chosen once, while ``interaction.requested`` is applied, and written into that event with
+the approvers named by user id, so every surface shows the same policy and replaying the log
+gives the same card even after the rules changed (``policySource`` marks it as chosen).
+
+The policy's steps over time (reminder, escalation, expiry) are run by
+``hub.core.policy_clock``; the quorum's votes are counted by ``hub.core.votes``.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+from typing import Any
+
+from pydantic import ValidationError
+from tortoise.transactions import in_transaction
+
+from hub.core.errors import Conflict, Forbidden, InvalidInput, NotFound
+from hub.core.ids import new_id
+from hub.core.models import Event, Interaction, InteractionStatus, Membership, Role, User
+from hub.core.policy_models import PolicyRule
+from hub.core.views import iso
+from hub.protocol.interactions import ApprovalPolicy, InteractionCard, InteractionType, Risk
+
+Connection = Any
+POLICY_ACTOR = "hub:policy"  # the actor of every step the policy takes by itself
+POLICY_VIA = "policy"
+MAX_RULES = 100
+
+
+# --- choosing a card's policy ----------------------------------------------------------
+
+
+async def choose_policy(
+    event: Event, card: InteractionCard, agent_id: str | None, connection: Connection
+) -> ApprovalPolicy | None:
+    """The policy ``card`` gets, approvers as user ids; notes its source in the event.
+
+    Raises ``InvalidInput`` (``unknown_approver``) when the policy names someone who is not
+    a member of the workspace allowed to answer: a card nobody named could approve would
+    wait for nothing.
+    """
+    if "policySource" in event.payload:  # chosen when first applied (a replay)
+        return card.policy
+    source = "agent"
+    policy = card.policy
+    if policy is None:
+        rule = await matching_rule(event.workspace_id, card, agent_id, connection)
+        if rule is None:
+            event.payload = {**event.payload, "policySource": "none"}
+            return None
+        policy, source = ApprovalPolicy.model_validate(rule.policy), f"rule:{rule.id}"
+    policy = policy.model_copy(
+        update={
+            "approvers": await _member_ids(event.workspace_id, policy.approvers, connection),
+            "escalate_to": await _member_ids(event.workspace_id, policy.escalate_to, connection),
+        }
+    )
+    event.payload = {**event.payload, "policySource": source}
+    return policy
+
+
+async def matching_rule(
+    workspace_id: str, card: InteractionCard, agent_id: str | None, connection: Connection
+) -> PolicyRule | None:
+    rules = (
+        await PolicyRule.filter(workspace_id=workspace_id)
+        .using_db(connection)
+        .order_by("position", "created_at")
+    )
+    for rule in rules:
+        if rule.risk and (card.risk is None or rule.risk != card.risk.value):
+            continue
+        if rule.agent_id and rule.agent_id != agent_id:
+            continue
+        if rule.card_type and rule.card_type != card.type.value:
+            continue
+        return rule
+    return None
+
+
+async def _member_ids(workspace_id: str, names: list[str], connection: Connection) -> list[str]:
+    """User ids of the members named by email or id, in the order given."""
+    if not names:
+        return []
+    emails = [n.strip().lower() for n in names if "@" in n]
+    users = await User.filter(email__in=emails).using_db(connection).values_list("id", "email")
+    by_email = {str(email).lower(): str(user_id) for user_id, email in users}
+    answering = {
+        str(user_id)
+        for user_id in await Membership.filter(
+            workspace_id=workspace_id, role__in=[Role.OWNER, Role.MEMBER]
+        )
+        .using_db(connection)
+        .values_list("user_id", flat=True)
+    }
+    ids: list[str] = []
+    for name in names:
+        user_id = by_email.get(name.strip().lower()) if "@" in name else name
+        if user_id is None or user_id not in answering:
+            raise InvalidInput(
+                f"The approval policy names {name!r}, who cannot answer in this workspace.",
+                code="unknown_approver",
+                hint="Name members of the workspace (not viewers) by email or user id.",
+            )
+        if user_id not in ids:
+            ids.append(user_id)
+    return ids
+
+
+def policy_of(interaction: Interaction) -> ApprovalPolicy | None:
+    return ApprovalPolicy.model_validate(interaction.policy) if interaction.policy else None
+
+
+def card_of(interaction: Interaction) -> InteractionCard:
+    return InteractionCard.model_validate(interaction.payload)
+
+
+def is_quorum(interaction: Interaction) -> bool:
+    return bool(interaction.policy) and (interaction.policy or {}).get("mode") == "quorum"
+
+
+# --- who may answer --------------------------------------------------------------------
+
+
+async def ensure_named_approver(interaction: Interaction, responder: str) -> None:
+    """Refuse ``responder`` when the card's policy names its approvers and not them."""
+    policy = policy_of(interaction)
+    if policy is None or not policy.approvers:
+        return
+    kind, _, user_id = responder.partition(":")
+    if kind == "user" and user_id in policy.approvers:
+        return
+    names = await User.filter(id__in=policy.approvers).values_list("display_name", flat=True)
+    raise Forbidden(
+        "This card needs an answer from the people its approval policy names: "
+        + ", ".join(str(n) for n in names)
+        + ".",
+        code="not_an_approver",
+        hint="Ask one of them to answer it; a workspace owner can change the policy rules.",
+    )
+
+
+# --- the clock's schedule --------------------------------------------------------------
+
+
+def policy_due_at(interaction: Interaction) -> datetime | None:
+    """When the policy clock must next look at ``interaction``; None when never again."""
+    if interaction.status != InteractionStatus.PENDING:
+        return None
+    policy = policy_of(interaction)
+    moments: list[datetime] = []
+    if interaction.expires_at is not None:
+        moments.append(interaction.expires_at)
+    if policy is not None:
+        start = interaction.created_at
+        if policy.remind_after_s and interaction.reminded_at is None:
+            remind = start + timedelta(seconds=policy.remind_after_s)
+            # A reminder is worth sending only before the card expires.
+            if interaction.expires_at is None or remind < interaction.expires_at:
+                moments.append(remind)
+        if policy.escalate_after_s and interaction.escalated_at is None:
+            moments.append(start + timedelta(seconds=policy.escalate_after_s))
+    return min(moments) if moments else None
+
+
+def waiting_for(interaction: Interaction) -> list[str] | None:
+    """Named approvers who have not voted yet; None when the policy names nobody."""
+    policy = policy_of(interaction)
+    if policy is None or not policy.approvers:
+        return None
+    voted = {str(v.get("actor", "")).partition(":")[2] for v in interaction.votes or []}
+    return [a for a in policy.approvers if a not in voted]
+
+
+# --- the policy's steps, applied under the workspace's lock ------------------------------
+
+
+async def record_reminder(event: Event, interaction: Interaction, connection: Connection) -> None:
+    if interaction.reminded_at is not None:
+        raise Conflict(f"Interaction {interaction.id} was reminded already.", code="reminded")
+    interaction.reminded_at = event.recorded_at
+    interaction.policy_due_at = policy_due_at(interaction)
+    await interaction.save(using_db=connection, update_fields=["reminded_at", "policy_due_at"])
+
+
+async def record_escalation(event: Event, interaction: Interaction, connection: Connection) -> None:
+    """Add the fallback approvers; with nobody named, anyone allowed could answer already,
+    and the escalation only makes sure the fallback people hear of it."""
+    policy = policy_of(interaction)
+    if policy is None or not policy.escalate_to:
+        raise Conflict(
+            f"Interaction {interaction.id} has nobody to escalate to.", code="no_escalation"
+        )
+    if interaction.escalated_at is not None:
+        raise Conflict(f"Interaction {interaction.id} was escalated already.", code="escalated")
+    if policy.approvers:
+        added = [a for a in policy.escalate_to if a not in policy.approvers]
+        policy = policy.model_copy(update={"approvers": [*policy.approvers, *added]})
+        interaction.policy = policy.wire()
+    event.payload = {**event.payload, "escalateTo": list(policy.escalate_to)}
+    interaction.escalated_at = event.recorded_at
+    interaction.policy_due_at = policy_due_at(interaction)
+    await interaction.save(
+        using_db=connection, update_fields=["policy", "escalated_at", "policy_due_at"]
+    )
+
+
+# --- workspace rules -------------------------------------------------------------------
+
+
+def rule_view(rule: PolicyRule) -> dict[str, Any]:
+    return {
+        "id": rule.id,
+        "position": rule.position,
+        "match": {"risk": rule.risk, "agentId": rule.agent_id, "cardType": rule.card_type},
+        "policy": rule.policy,
+        "createdBy": rule.created_by,
+        "createdAt": iso(rule.created_at),
+    }
+
+
+async def list_rules(workspace_id: str) -> list[PolicyRule]:
+    return await PolicyRule.filter(workspace_id=workspace_id).order_by("position", "created_at")
+
+
+async def create_rule(
+    workspace_id: str,
+    *,
+    policy: dict[str, Any],
+    risk: str | None,
+    agent_id: str | None,
+    card_type: str | None,
+    created_by: str,
+    now: datetime,
+) -> PolicyRule:
+    """Add a rule after the existing ones; its policy is checked as a card's would be."""
+    if risk is not None and risk not in {r.value for r in Risk}:
+        raise InvalidInput(
+            f"{risk!r} is not a risk.", code="invalid_rule", hint="Use low, medium or high."
+        )
+    if card_type is not None and card_type not in {t.value for t in InteractionType}:
+        raise InvalidInput(
+            f"{card_type!r} is not a card type.",
+            code="invalid_rule",
+            hint="Use approval, review, choice or input.",
+        )
+    try:
+        checked = ApprovalPolicy.model_validate(policy)
+    except ValidationError as error:
+        problem = error.errors()[0]
+        where = ".".join(str(p) for p in problem["loc"]) or "policy"
+        raise InvalidInput(
+            f"The policy is not valid: {where}: {problem['msg']}",
+            code="invalid_policy",
+            hint="See docs/protocol.md, 'Approval policies', for the fields.",
+        ) from None
+    if (checked.mode == "quorum" or checked.on_expiry in ("deny", "approve")) and card_type in (
+        InteractionType.CHOICE.value,
+        InteractionType.INPUT.value,
+    ):
+        raise InvalidInput(
+            "A quorum or an expiry decision needs approval or review cards.",
+            code="invalid_rule",
+            hint="Match cardType approval or review, or leave it empty.",
+        )
+    existing = await PolicyRule.filter(workspace_id=workspace_id).count()
+    if existing >= MAX_RULES:
+        raise InvalidInput(
+            f"A workspace holds at most {MAX_RULES} policy rules.",
+            code="too_many_rules",
+            hint="Delete rules that no longer apply.",
+        )
+    async with in_transaction() as connection:
+        # Named people must be able to answer now; a rule naming a stranger blocks cards.
+        await _member_ids(workspace_id, checked.approvers, connection)
+        await _member_ids(workspace_id, checked.escalate_to, connection)
+        return await PolicyRule.create(
+            using_db=connection,
+            id=new_id("policy_rule"),
+            workspace_id=workspace_id,
+            position=existing,
+            risk=risk,
+            agent_id=agent_id,
+            card_type=card_type,
+            policy=checked.wire(),
+            created_by=created_by,
+            created_at=now,
+        )
+
+
+async def delete_rule(workspace_id: str, rule_id: str) -> None:
+    deleted = await PolicyRule.filter(id=rule_id, workspace_id=workspace_id).delete()
+    if not deleted:
+        raise NotFound(
+            f"Policy rule {rule_id} does not exist in this workspace.", code="rule_not_found"
+        )
+
+
+__all__ = [
+    "POLICY_ACTOR",
+    "POLICY_VIA",
+    "choose_policy",
+    "create_rule",
+    "delete_rule",
+    "ensure_named_approver",
+    "is_quorum",
+    "list_rules",
+    "matching_rule",
+    "policy_due_at",
+    "policy_of",
+    "rule_view",
+    "waiting_for",
+]
