@@ -12,6 +12,7 @@ The policy's steps over time (reminder, escalation, expiry) are run by
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -141,6 +142,65 @@ async def ensure_named_approver(interaction: Interaction, responder: str) -> Non
         + ".",
         code="not_an_approver",
         hint="Ask one of them to answer it; a workspace owner can change the policy rules.",
+    )
+
+
+# --- what every surface shows --------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class PolicyStatus:
+    """A card's policy and its votes so far, as every surface shows them.
+
+    People are user ids; each surface puts names on them. ``expiry`` is what expiry
+    decides (deny, approve or expire), the default already applied.
+    """
+
+    mode: str
+    required: int
+    approvers: tuple[str, ...]
+    approvals: int
+    votes: tuple[dict[str, Any], ...]
+    remind_after_s: int | None
+    escalate_after_s: int | None
+    escalate_to: tuple[str, ...]
+    escalated: bool
+    expiry: str
+
+    @property
+    def is_quorum(self) -> bool:
+        return self.mode == "quorum"
+
+    def vote_of(self, user_id: str) -> dict[str, Any] | None:
+        return next((v for v in self.votes if v.get("actor") == f"user:{user_id}"), None)
+
+    @property
+    def people(self) -> set[str]:
+        voters = {str(v.get("actor", "")).partition(":")[2] for v in self.votes}
+        return {*self.approvers, *self.escalate_to, *voters}
+
+
+def policy_status(interaction: Interaction) -> PolicyStatus | None:
+    policy = policy_of(interaction)
+    if policy is None:
+        return None
+    card = card_of(interaction)
+    approving = card.approving_option().id if card.options else None
+    votes = tuple(interaction.votes or [])
+    expiry = policy.expiry_outcome(card.risk)
+    if card.type not in (InteractionType.APPROVAL, InteractionType.REVIEW):
+        expiry = "expire"
+    return PolicyStatus(
+        mode=policy.mode,
+        required=policy.required,
+        approvers=tuple(policy.approvers),
+        approvals=sum(1 for v in votes if v.get("optionId") == approving),
+        votes=votes,
+        remind_after_s=policy.remind_after_s,
+        escalate_after_s=policy.escalate_after_s,
+        escalate_to=tuple(policy.escalate_to),
+        escalated=interaction.escalated_at is not None,
+        expiry=expiry,
     )
 
 
@@ -303,6 +363,7 @@ async def delete_rule(workspace_id: str, rule_id: str) -> None:
 __all__ = [
     "POLICY_ACTOR",
     "POLICY_VIA",
+    "PolicyStatus",
     "choose_policy",
     "create_rule",
     "delete_rule",
@@ -312,6 +373,7 @@ __all__ = [
     "matching_rule",
     "policy_due_at",
     "policy_of",
+    "policy_status",
     "rule_view",
     "waiting_for",
 ]

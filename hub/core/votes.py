@@ -75,12 +75,4 @@ def _answer(deciding: dict[str, Any], interaction: Interaction) -> dict[str, Any
     return answer
 
 
-def approvals(interaction: Interaction) -> int:
-    """How many approving votes the card has so far."""
-    if not interaction.votes:
-        return 0
-    approving = card_of(interaction).approving_option().id
-    return sum(1 for v in interaction.votes if v.get("optionId") == approving)
-
-
-__all__ = ["approvals", "decision", "record_vote"]
+__all__ = ["decision", "record_vote"]

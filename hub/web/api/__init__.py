@@ -22,6 +22,7 @@ from hub.web.api import (
     inbox,
     interactions,
     notification_preferences,
+    policy_rules,
     remote_agents,
     tasks,
     workspaces,
@@ -40,6 +41,7 @@ BLUEPRINTS = (
     notification_preferences.blueprint,
     channel_links.blueprint,
     remote_agents.blueprint,
+    policy_rules.blueprint,
     audit.blueprint,
 )
 

@@ -10,14 +10,14 @@ Agent content is never translated: it is shown as sent.
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from functools import cache
 from pathlib import Path
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError, available_timezones
 
 from babel import Locale
-from babel.dates import format_datetime
+from babel.dates import format_datetime, format_timedelta
 from babel.support import NullTranslations, Translations
 from quart import Quart, g, request, session
 
@@ -113,6 +113,14 @@ def iso_time(value: datetime | str | None) -> str:
     return value.astimezone(UTC).isoformat().replace("+00:00", "Z")
 
 
+def duration(seconds: int | float | None) -> str:
+    """A delay in the person's language: "90 seconds", "5 minutes", "2 hours"."""
+    if not seconds:
+        return ""
+    locale = Locale.parse(getattr(g, "language", None) or DEFAULT_LANGUAGE)
+    return format_timedelta(timedelta(seconds=seconds), threshold=1.5, locale=locale)
+
+
 def init_app(app: Quart) -> None:
     app.jinja_env.add_extension("jinja2.ext.i18n")
     app.jinja_env.install_gettext_callables(  # type: ignore[attr-defined]
@@ -120,6 +128,7 @@ def init_app(app: Quart) -> None:
     )
     app.jinja_env.filters["localtime"] = local_time
     app.jinja_env.filters["isotime"] = iso_time
+    app.jinja_env.filters["duration"] = duration
 
     @app.before_request
     async def _choose_language() -> None:
