@@ -19,6 +19,7 @@ from typing import Any
 
 from hub.core.interactions import display_names
 from hub.core.models import Agent, Interaction, Task
+from hub.core.policies import PolicyStatus, policy_status
 from hub.core.views import effective_interaction_status
 from hub.protocol.interactions import InputSpec, InteractionCard, InteractionType, Risk
 
@@ -64,6 +65,8 @@ class Card:
     answer_text: str | None = None
     answer_hidden: bool = False
     comment: str | None = None
+    policy: PolicyStatus | None = None
+    people: dict[str, str] = field(default_factory=dict)  # user id → display name
 
     @property
     def is_pending(self) -> bool:
@@ -106,7 +109,11 @@ async def build_card(interaction: Interaction) -> Card:
     card = InteractionCard.model_validate(interaction.payload)
     task = await Task.filter(id=interaction.task_id).first() if interaction.task_id else None
     agent = await Agent.filter(id=interaction.agent_id).first() if interaction.agent_id else None
-    names = await display_names([interaction.responded_by] if interaction.responded_by else [])
+    policy = policy_status(interaction)
+    people = {f"user:{u}" for u in policy.people} if policy else set()
+    if interaction.responded_by:
+        people.add(interaction.responded_by)
+    names = await display_names(people)
     response = interaction.response
     sensitive = bool(card.input and card.input.sensitive)
     text = response.get("text") if response else None
@@ -142,6 +149,8 @@ async def build_card(interaction: Interaction) -> Card:
         answer_text=None if sensitive else text,
         answer_hidden=sensitive and text is not None,
         comment=(response or {}).get("comment"),
+        policy=policy,
+        people={actor.partition(":")[2]: name for actor, name in names.items()},
     )
 
 

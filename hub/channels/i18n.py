@@ -81,6 +81,19 @@ _CATALOGUE: dict[str, dict[str, str]] = {
         "tg.hello": "Hello! Link this chat from LineUp Hub: Settings → Telegram.",
         "tg.request_changes": "✏️ Request changes",
         "tg.answer_text": "✍️ Answer",
+        "policy.quorum": "👥 Needs {required} of {total} approvals: {names}.",
+        "policy.quorum_open": "👥 Needs {required} approvals.",
+        "policy.any_named": "👥 Any one of {names} decides.",
+        "policy.count": "{count} of {required} approvals so far.",
+        "policy.remind": "Reminder after {delay}.",
+        "policy.escalate": "Escalates to {names} after {delay}.",
+        "policy.expiry.deny": "If nobody decides in time, it is denied.",
+        "policy.expiry.approve": "If nobody decides in time, it is approved.",
+        "policy.expiry.expire": "If nobody decides in time, it expires undecided.",
+        "policy.vote": "{who}: {label} (via {via})",
+        "voted": "Your vote is recorded: {count} of {required} approvals.",
+        "already_voted": "You already voted: {label}.",
+        "via.policy": "the approval policy",
     },
     "zh-Hans": {
         "waiting_subject": "{agent} 需要你：{title}",
@@ -148,6 +161,19 @@ _CATALOGUE: dict[str, dict[str, str]] = {
         "tg.hello": "你好！请在 LineUp Hub 的 设置 → Telegram 中关联此聊天。",
         "tg.request_changes": "✏️ 要求修改",
         "tg.answer_text": "✍️ 回答",
+        "policy.quorum": "👥 需要 {total} 人中的 {required} 人批准：{names}。",
+        "policy.quorum_open": "👥 需要 {required} 人批准。",
+        "policy.any_named": "👥 {names} 中任意一人即可决定。",
+        "policy.count": "目前已有 {count}/{required} 人批准。",
+        "policy.remind": "{delay}后提醒。",
+        "policy.escalate": "{delay}后升级给 {names}。",
+        "policy.expiry.deny": "如果到期无人决定，将被拒绝。",
+        "policy.expiry.approve": "如果到期无人决定，将被批准。",
+        "policy.expiry.expire": "如果到期无人决定，将过期且不作决定。",
+        "policy.vote": "{who}：{label}（通过{via}）",
+        "voted": "你的投票已记录：{count}/{required} 人批准。",
+        "already_voted": "你已经投过票：{label}。",
+        "via.policy": "审批策略",
     },
 }
 
@@ -167,4 +193,13 @@ def when(moment: datetime | None) -> str:
     return moment.astimezone(UTC).strftime("%Y-%m-%d %H:%M UTC")
 
 
-__all__ = ["DEFAULT_LANGUAGE", "LANGUAGES", "text", "when"]
+def delay(seconds: int) -> str:
+    """A policy's delay, short and readable in both languages: "90 s", "5 min", "2 h"."""
+    if seconds < 120:
+        return f"{seconds} s"
+    if seconds < 2 * 3600:
+        return f"{round(seconds / 60)} min"
+    return f"{round(seconds / 3600)} h"
+
+
+__all__ = ["DEFAULT_LANGUAGE", "LANGUAGES", "delay", "text", "when"]

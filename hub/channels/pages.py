@@ -20,7 +20,13 @@ from hub.channels.base import Recipient
 from hub.channels.cards import Card, load_card
 from hub.channels.i18n import text, when
 from hub.channels.links import CardLink, LinkError, address_digest
-from hub.channels.wording import agent_text, already_decided_text, outcome_text, risk_text
+from hub.channels.wording import (
+    agent_text,
+    already_decided_text,
+    outcome_text,
+    policy_lines,
+    risk_text,
+)
 from hub.core.errors import AlreadyDecided, Gone, InvalidInput, NotFound
 from hub.core.models import Membership, User
 from hub.core.notification_models import UsedLink
@@ -69,6 +75,7 @@ def _context(card: Card, language: str, **extra: Any) -> dict[str, Any]:
         "agent": agent_text(card, language),
         "outcome": outcome_text(card, language),
         "expires": when(card.expires_at) if card.expires_at else None,
+        "policy": policy_lines(card, language),
         **extra,
     }
 

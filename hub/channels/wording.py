@@ -7,7 +7,7 @@ thing; these functions return plain text and each renderer escapes it for its ow
 from __future__ import annotations
 
 from hub.channels.cards import Card
-from hub.channels.i18n import text, when
+from hub.channels.i18n import delay, text, when
 
 
 def risk_text(card: Card, language: str) -> str | None:
@@ -70,6 +70,73 @@ def already_decided_text(card: Card, language: str) -> str:
     )
 
 
+def policy_lines(card: Card, language: str) -> list[str]:
+    """The card's approval policy and its votes so far, a sentence a line; [] without one."""
+    policy = card.policy
+    if policy is None:
+        return []
+
+    def names(user_ids: tuple[str, ...]) -> str:
+        return ", ".join(card.people.get(u, u) for u in user_ids)
+
+    if policy.is_quorum and policy.approvers:
+        lines = [
+            text(
+                language,
+                "policy.quorum",
+                required=policy.required,
+                total=len(policy.approvers),
+                names=names(policy.approvers),
+            )
+        ]
+    elif policy.is_quorum:
+        lines = [text(language, "policy.quorum_open", required=policy.required)]
+    elif policy.approvers:
+        lines = [text(language, "policy.any_named", names=names(policy.approvers))]
+    else:
+        lines = []
+    if policy.is_quorum and card.is_pending:
+        lines.append(
+            text(language, "policy.count", count=policy.approvals, required=policy.required)
+        )
+    for vote in policy.votes:
+        option = card.option(str(vote.get("optionId")))
+        who = str(vote.get("actor", "")).partition(":")[2]
+        lines.append(
+            "· "
+            + text(
+                language,
+                "policy.vote",
+                who=card.people.get(who, who),
+                label=option.label if option else vote.get("optionId"),
+                via=via_text(str(vote.get("via") or ""), language),
+            )
+        )
+    if card.is_pending:
+        if policy.remind_after_s:
+            lines.append(text(language, "policy.remind", delay=delay(policy.remind_after_s)))
+        if policy.escalate_after_s:
+            lines.append(
+                text(
+                    language,
+                    "policy.escalate",
+                    names=names(policy.escalate_to),
+                    delay=delay(policy.escalate_after_s),
+                )
+            )
+        if card.expires_at:
+            lines.append(text(language, f"policy.expiry.{policy.expiry}"))
+    return lines
+
+
+def voted_text(card: Card, user_id: str, language: str) -> str | None:
+    """What a voter is told about their vote on a still-open quorum card; None otherwise."""
+    vote = card.policy.vote_of(user_id) if card.policy and card.is_pending else None
+    if vote is None or card.policy is None:
+        return None
+    return text(language, "voted", count=card.policy.approvals, required=card.policy.required)
+
+
 def agent_text(card: Card, language: str) -> str:
     return card.agent_name or text(language, "someone")
 
@@ -79,7 +146,9 @@ __all__ = [
     "already_decided_text",
     "chosen_text",
     "outcome_text",
+    "policy_lines",
     "risk_text",
     "via_text",
+    "voted_text",
     "who_text",
 ]

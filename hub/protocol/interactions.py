@@ -172,9 +172,11 @@ class InteractionCard(WireModel):
             upper = self.max_selections or len(self.options)
             if not self.min_selections <= upper <= len(self.options):
                 raise ValueError("selection bounds must satisfy min ≤ max ≤ number of options")
-        if self.policy is not None and self.type not in _DEFAULT_OPTIONS:
-            if self.policy.mode == "quorum" or self.policy.on_expiry in ("deny", "approve"):
-                raise ValueError("a quorum or an expiry decision needs an approval or review card")
+        decides_itself = self.policy is not None and (
+            self.policy.mode == "quorum" or self.policy.on_expiry in ("deny", "approve")
+        )
+        if decides_itself and self.type not in _DEFAULT_OPTIONS:
+            raise ValueError("a quorum or an expiry decision needs an approval or review card")
         return self
 
     def option(self, option_id: str) -> Option | None:

@@ -18,7 +18,7 @@ from jinja2 import Environment, PackageLoader, select_autoescape
 from hub.channels.base import Capabilities, ChannelContext, Recipient
 from hub.channels.cards import Card, Notice
 from hub.channels.i18n import text, when
-from hub.channels.wording import agent_text, outcome_text, risk_text
+from hub.channels.wording import agent_text, outcome_text, policy_lines, risk_text
 
 _ENV = Environment(
     loader=PackageLoader("hub.channels.email", "templates"),
@@ -63,6 +63,7 @@ def _values(card: Card, recipient: Recipient, **extra: Any) -> dict[str, Any]:
         "agent": agent_text(card, language),
         "outcome": outcome_text(card, language),
         "expires": when(card.expires_at) if card.expires_at else None,
+        "policy": policy_lines(card, language),
         "recipient": recipient,
         **extra,
     }

@@ -26,10 +26,11 @@ from hub.channels.cards import Card, Notice, load_card
 from hub.channels.i18n import text
 from hub.channels.registry import MissingExtra
 from hub.channels.telegram.linking import link_sender
-from hub.channels.wording import already_decided_text, outcome_text
+from hub.channels.wording import already_decided_text, outcome_text, voted_text
 from hub.config import Settings
 from hub.core.channel_accounts import account_for_identity
-from hub.core.errors import AlreadyDecided, Gone, HubError, InvalidInput
+from hub.core.errors import AlreadyDecided, Conflict, Gone, HubError, InvalidInput
+from hub.core.errors import Forbidden as NotAllowed  # telegram has a Forbidden of its own
 from hub.core.events import utcnow
 from hub.core.notification_models import DeliveredCard
 
@@ -157,10 +158,14 @@ class TelegramChannel(Channel):
         if row.external_id:  # sent already (a retry after the send went through)
             return
         web_link = None
-        body, native = card_text(card, recipient.language, self.capabilities)
+        body, native = card_text(
+            card, recipient.language, self.capabilities, viewer_id=recipient.user_id
+        )
         if not native:
             web_link = self.context.card_link(card, recipient, via="web")
-        markup = card_keyboard(card, row.id, row.state, recipient.language, web_link)
+        markup = card_keyboard(
+            card, row.id, {**row.state, "viewer": row.user_id}, recipient.language, web_link
+        )
         try:
             message = await self.bot.send_message(
                 chat_id=recipient_chat(recipient),
@@ -216,7 +221,7 @@ class TelegramChannel(Channel):
         return row
 
     async def _show_outcome(self, row: DeliveredCard, card: Card, language: str) -> None:
-        body, _ = card_text(card, language, self.capabilities)
+        body, _ = card_text(card, language, self.capabilities, viewer_id=row.user_id)
         try:
             await self.bot.edit_message_text(
                 text=body,
@@ -266,6 +271,10 @@ class TelegramChannel(Channel):
             if card.status == "resolved":
                 return already_decided_text(card, language), True
             return outcome_text(card, language) or "", True
+        if card.policy is not None and (vote := card.policy.vote_of(row.user_id)):
+            await self._show_outcome(row, card, language)
+            option = card.option(str(vote.get("optionId")))
+            return text(language, "already_voted", label=option.label if option else ""), True
         index = int(argument) if argument.isdigit() else -1
         if action in ("o", "c", "t") and not 0 <= index < len(card.options):
             return text(language, "tg.card_gone"), True
@@ -334,13 +343,22 @@ class TelegramChannel(Channel):
             fresh = await load_card(card.workspace_id, card.id) or card
             await self._show_outcome(row, fresh, language)
             return already_decided_text(fresh, language), True
-        except InvalidInput as error:
+        except (InvalidInput, NotAllowed) as error:
+            return error.message, True
+        except Conflict as error:
+            if error.code != "already_voted":
+                raise
+            fresh = await load_card(card.workspace_id, card.id) or card
+            await self._show_outcome(row, fresh, language)
             return error.message, True
         except (Gone, HubError):
             fresh = await load_card(card.workspace_id, card.id) or card
             await self._show_outcome(row, fresh, language)
             return outcome_text(fresh, language) or text(language, "tg.card_gone"), True
         await self._show_outcome(row, decided, language)
+        voted = voted_text(decided, row.user_id, language)
+        if voted:  # a vote on a quorum card: the others still decide
+            return voted, False
         return text(language, "recorded", outcome=outcome_text(decided, language) or ""), False
 
     async def _on_reply(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:

@@ -20,7 +20,13 @@ from telegram import ForceReply, InlineKeyboardButton, InlineKeyboardMarkup
 from hub.channels.base import Capabilities, Recipient
 from hub.channels.cards import Card, Notice
 from hub.channels.i18n import text, when
-from hub.channels.wording import agent_text, outcome_text, risk_text
+from hub.channels.wording import (
+    agent_text,
+    outcome_text,
+    policy_lines,
+    risk_text,
+    voted_text,
+)
 
 MAX_MESSAGE_CHARS = 4096
 REQUEST_CHANGES = "request_changes"
@@ -42,12 +48,23 @@ def _header(card: Card, language: str) -> list[str]:
     return lines
 
 
-def card_text(card: Card, language: str, capabilities: Capabilities) -> tuple[str, bool]:
-    """The message text and whether the card fits natively (else it links to the web)."""
+def card_text(
+    card: Card, language: str, capabilities: Capabilities, *, viewer_id: str | None = None
+) -> tuple[str, bool]:
+    """The message text and whether the card fits natively (else it links to the web).
+
+    ``viewer_id``: the person the message is for; once they voted on a quorum card, their
+    copy says so instead of asking again."""
     lines = _header(card, language)
+    policy = [_e(line) for line in policy_lines(card, language)]
     if not card.is_pending:
-        lines += ["", _e(outcome_text(card, language) or "")]
+        lines += ["", _e(outcome_text(card, language) or ""), *policy]
         return "\n".join(lines), True
+    voted = voted_text(card, viewer_id, language) if viewer_id else None
+    if voted:
+        return "\n".join([*lines, "", *policy, "", f"<b>{_e(voted)}</b>"]), True
+    if policy:
+        lines += ["", *policy]
     full = list(lines)
     for key, value in (("why", card.why), ("impact", card.impact)):
         if value:
@@ -87,8 +104,10 @@ def _button(label: str, data: str) -> InlineKeyboardButton:
 def card_keyboard(
     card: Card, short_id: str, state: dict[str, Any], language: str, web_link: str | None
 ) -> InlineKeyboardMarkup | ForceReply | None:
-    """The controls for the card's current state; None once it is decided."""
+    """The controls for the card's current state; None once it is decided (or voted on)."""
     if not card.is_pending:
+        return None
+    if card.policy is not None and card.policy.vote_of(str(state.get("viewer", ""))):
         return None
     if web_link is not None:
         return InlineKeyboardMarkup(
