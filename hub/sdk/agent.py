@@ -21,12 +21,14 @@ import logging
 import sys
 from collections import defaultdict
 from collections.abc import Callable
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 from pydantic import ValidationError
 
 from hub.protocol.interactions import (
+    ApprovalPolicy,
     InteractionCard,
     Option,
     Risk,
@@ -319,6 +321,8 @@ class Agent:
         options: list[Option] | None = None,
         details: dict[str, Any] | None = None,
         task_id: str | None = None,
+        expires_at: datetime | None = None,
+        policy: ApprovalPolicy | None = None,
     ) -> Resolution:
         card = approval_card(
             title,
@@ -327,6 +331,8 @@ class Agent:
             risk=risk,
             options=options,
             details=details,
+            expires_at=expires_at,
+            policy=policy,
         )
         return await self.request_interaction(card, task_id=task_id)
 

@@ -25,6 +25,7 @@ from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
 from hub.protocol.interactions import (
+    ApprovalPolicy,
     InteractionCard,
     Option,
     Risk,
@@ -243,8 +244,12 @@ class Task:
         options: list[Option] | None = None,
         details: dict[str, Any] | None = None,
         expires_at: datetime | None = None,
+        policy: ApprovalPolicy | None = None,
     ) -> Resolution:
-        """An approval card (why → impact → options → details); ``.approved`` on the answer."""
+        """An approval card (why → impact → options → details); ``.approved`` on the answer.
+
+        ``policy``: who must approve (a quorum, named approvers) and what happens while
+        nobody does; the answer arrives once, when the policy has decided."""
         card = approval_card(
             title,
             description=description,
@@ -253,6 +258,7 @@ class Task:
             options=options,
             details=details,
             expires_at=expires_at,
+            policy=policy,
         )
         return await self.request_interaction(card)
 
