@@ -302,6 +302,8 @@ async def _interaction_requested(event: Event, connection: Connection) -> None:
         if task.status != TaskStatus.WAITING_FOR_HUMAN:
             task.status = check_transition(task.status, TaskStatus.WAITING_FOR_HUMAN).value
             await _save_moved(task, event, connection)
+    # Reads the workspace's rules the first time only; the event then carries the policy,
+    # so a replay gives the same card whatever the rules say by then.
     card.policy = await policies.choose_policy(event, card, actor_agent_id(event.actor), connection)
     event.payload = {**event.payload, "interaction": card.wire()}
     _about(event, task.id if task else None)
