@@ -94,6 +94,7 @@ _CATALOGUE: dict[str, dict[str, str]] = {
         "voted": "Your vote is recorded: {count} of {required} approvals.",
         "already_voted": "You already voted: {label}.",
         "via.policy": "the approval policy",
+        "tg.reminder": "⏰ Reminder: “{title}” still waits for your answer.",
     },
     "zh-Hans": {
         "waiting_subject": "{agent} 需要你：{title}",
@@ -174,6 +175,7 @@ _CATALOGUE: dict[str, dict[str, str]] = {
         "voted": "你的投票已记录：{count}/{required} 人批准。",
         "already_voted": "你已经投过票：{label}。",
         "via.policy": "审批策略",
+        "tg.reminder": "⏰ 提醒：“{title}”仍在等待你的回答。",
     },
 }
 

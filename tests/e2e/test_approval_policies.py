@@ -29,6 +29,7 @@ from tests.sdk.live import LiveHub, live_hub
 PASSWORD = "correct horse"
 _CSRF = re.compile(r'name="csrf_token" value="([^"]+)"')
 BO_TELEGRAM = 5151
+ADA_TELEGRAM = 6161
 
 
 @pytest.fixture
@@ -238,17 +239,27 @@ async def test_reminder_then_escalation_then_denial_of_a_high_risk_card(
     hub: LiveHub, agent: Agent, bot_api: BotApiPeer
 ) -> None:
     ada, bo = await member(hub, "ada"), await member(hub, "bo")
-    await link_telegram(bot_api, ada, 6161)
+    await link_telegram(bot_api, ada, ADA_TELEGRAM)
     policy = ApprovalPolicy(
-        approvers=[ada.email], remind_after_s=1, escalate_after_s=2, escalate_to=[bo.email]
+        approvers=[ada.email], remind_after_s=1, escalate_after_s=3, escalate_to=[bo.email]
     )
-    expires = utcnow() + timedelta(seconds=3)
-    resolution: Resolution = await asyncio.wait_for(
+    expires = utcnow() + timedelta(seconds=5)
+    asking = asyncio.create_task(
         agent.request_approval(
             "Delete the backups?", risk="high", policy=policy, expires_at=expires
-        ),
-        timeout=60,
+        )
     )
+    card: SentMessage = await eventually(
+        lambda: next(
+            (m for m in bot_api.chat(ADA_TELEGRAM) if "Delete the backups?" in m.text), None
+        )
+    )
+    assert "If nobody decides in time, it is denied." in card.text
+    # The card is in Ada's chat already: the reminder replies to it there.
+    await eventually(
+        lambda: any("Reminder" in m.text for m in bot_api.chat(ADA_TELEGRAM)), within=30
+    )
+    resolution: Resolution = await asyncio.wait_for(asking, timeout=60)
     assert resolution.option_id == "reject" and not resolution.approved
     assert (resolution.responded_by, resolution.via) == ("hub:policy", "policy")
     trail = (await hub.api("GET", "/audit?after=0&limit=200"))["entries"]

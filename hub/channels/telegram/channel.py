@@ -181,6 +181,24 @@ class TelegramChannel(Channel):
             address=str(message.chat_id), external_id=str(message.message_id), updated_at=utcnow()
         )
 
+    async def remind_card(self, recipient: Recipient, card: Card) -> None:
+        """A reply to the card already in the chat, so its buttons are one tap away; the
+        card itself when it was never sent here."""
+        row = await DeliveredCard.filter(
+            surface=SURFACE, user_id=recipient.user_id, interaction_id=card.id
+        ).first()
+        if row is None or not row.external_id:
+            await self.deliver_card(recipient, card)
+            return
+        try:
+            await self.bot.send_message(
+                chat_id=int(row.address),
+                text=text(recipient.language, "tg.reminder", title=card.title),
+                reply_to_message_id=int(row.external_id),
+            )
+        except Forbidden as blocked:
+            raise DeliveryRefused(str(blocked)) from blocked
+
     async def update_card(self, recipient: Recipient, card: Card) -> None:
         row = await DeliveredCard.filter(
             surface=SURFACE, user_id=recipient.user_id, interaction_id=card.id
