@@ -9,6 +9,8 @@ if its cause was committed. Three causes:
 * an approval policy's reminder or escalation (``interaction.reminded`` / ``.escalated``) →
   "waiting for you" again, to the people it names (a reminder goes to a surface the card
   has not reached yet, when there is one);
+* a quorum vote (``interaction.voted``) → "updated" on each surface that was sent the card,
+  so every copy shows the new count;
 * a card leaving ``pending`` (answered, expired, or cancelled with its task) → "decided" on
   each surface that was sent the card, so every copy turns read-only with the outcome.
 
@@ -58,6 +60,8 @@ async def enqueue_for(event: Event, connection: Connection) -> None:
         )
     elif event.type == "interaction.reminded":
         await _enqueue_reminders(event, connection)
+    elif event.type == "interaction.voted":
+        await _enqueue_updated(event, connection)
     if event.task_id and event.type.startswith("task."):
         task = await Task.filter(id=event.task_id).using_db(connection).first()
         if task is not None and task.status in TERMINAL_STATUSES:
@@ -210,6 +214,32 @@ async def _enqueue_decided(
             event.recorded_at,
         )
         row.interaction_id, row.task_id = str(interaction_id), event.task_id
+        rows.append(row)
+    await _insert_new(rows, connection)
+
+
+async def _enqueue_updated(event: Event, connection: Connection) -> None:
+    """A vote changes the count every copy of the card shows: update each copy."""
+    interaction_id = event.payload["interactionId"]
+    sent = await (
+        Notification.filter(
+            interaction_id=interaction_id,
+            kind__in=[NotificationKind.WAITING, NotificationKind.REMINDER],
+        )
+        .using_db(connection)
+        .values_list("user_id", "surface")
+    )
+    rows = []
+    for user_id, surface in sent:
+        row = _row(
+            event,
+            NotificationKind.UPDATED,
+            str(user_id),
+            str(surface),
+            f"updated:{interaction_id}:{event.sequence}:{user_id}",
+            event.recorded_at,
+        )
+        row.interaction_id, row.task_id = interaction_id, event.task_id
         rows.append(row)
     await _insert_new(rows, connection)
 

@@ -190,6 +190,9 @@ async def test_one_approval_on_the_web_and_one_in_telegram(
 
     web = await WebPerson.signed_in(hub, ada, browsers)
     assert (await web.answer(card.id, "approve")).status_code in (302, 303)
+    # Ada's vote reaches Bo's copy: the new count, and his buttons stay.
+    await eventually(lambda: "1 of 2 approvals so far." in message.text)
+    assert "· Ada: Approve (via the web)" in message.text
     query = bot_api.press(BO_TELEGRAM, message, message.button("✅ Approve")["callback_data"])
     told = await eventually(lambda: bot_api.answers.get(query))
     assert told["text"].startswith("Thank you"), told

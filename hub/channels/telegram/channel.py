@@ -205,6 +205,9 @@ class TelegramChannel(Channel):
         ).first()
         if row is None or not row.external_id:
             return
+        if card.is_pending:  # a vote came in: the new count, and the buttons stay
+            await self._show_pending(row, card, recipient)
+            return
         await self._show_outcome(row, card, recipient.language)
 
     async def notify(self, recipient: Recipient, notice: Notice) -> None:
@@ -237,6 +240,27 @@ class TelegramChannel(Channel):
                 updated_at=now,
             )
         return row
+
+    async def _show_pending(self, row: DeliveredCard, card: Card, recipient: Recipient) -> None:
+        body, native = card_text(
+            card, recipient.language, self.capabilities, viewer_id=recipient.user_id
+        )
+        web_link = None if native else self.context.card_link(card, recipient, via="web")
+        markup = card_keyboard(
+            card, row.id, {**row.state, "viewer": row.user_id}, recipient.language, web_link
+        )
+        try:
+            await self.bot.edit_message_text(
+                text=body,
+                chat_id=int(row.address),
+                message_id=int(row.external_id),
+                parse_mode="HTML",
+                reply_markup=markup,
+                disable_web_page_preview=True,
+            )
+        except BadRequest as error:
+            if "not modified" not in str(error).lower():
+                raise
 
     async def _show_outcome(self, row: DeliveredCard, card: Card, language: str) -> None:
         body, _ = card_text(card, language, self.capabilities, viewer_id=row.user_id)

@@ -61,6 +61,6 @@ class Migration(migrations.Migration):
         ops.AlterField(
             model_name='Notification',
             name='kind',
-            field=fields.CharEnumField(description='WAITING: waiting\nFAILED: failed\nDECIDED: decided\nREMINDER: reminder', enum_type=NotificationKind, max_length=20),
+            field=fields.CharEnumField(description='WAITING: waiting\nFAILED: failed\nDECIDED: decided\nREMINDER: reminder\nUPDATED: updated', enum_type=NotificationKind, max_length=20),
         ),
     ]
