@@ -26,8 +26,9 @@ from hub.channels.wording import (
     outcome_text,
     policy_lines,
     risk_text,
+    voted_text,
 )
-from hub.core.errors import AlreadyDecided, Gone, InvalidInput, NotFound
+from hub.core.errors import AlreadyDecided, Conflict, Forbidden, Gone, InvalidInput, NotFound
 from hub.core.models import Membership, User
 from hub.core.notification_models import UsedLink
 
@@ -104,6 +105,10 @@ async def show(token: str) -> tuple[str, int]:
         return await _problem(_Refused("link_used", language, card))
     if not card.is_pending:
         return await render_template("channels/link_card.html", **_context(card, language)), 200
+    voted = voted_text(card, recipient.user_id, language)
+    if voted:  # a quorum voter is told their vote stands, not asked again
+        values = _context(card, language, outcome=voted)
+        return await render_template("channels/link_card.html", **values), 200
     return await _form(card, language, link), 200
 
 
@@ -151,14 +156,21 @@ async def decide(token: str) -> tuple[str, int]:
     except AlreadyDecided:
         fresh = await load_card(card.workspace_id, card.id)
         return await _already(fresh or card, language)
+    except (Forbidden, Conflict) as refused:  # not a named approver; voted already
+        await UsedLink.filter(nonce=link.nonce).delete()
+        values = _context(card, language, already=refused.message)
+        return await render_template("channels/link_card.html", **values), refused.status
     except (Gone, NotFound):
         await UsedLink.filter(nonce=link.nonce).delete()
         fresh = await load_card(card.workspace_id, card.id)
         values = _context(fresh or card, language)
         return await render_template("channels/link_card.html", **values), 410
+    # A vote on a quorum card leaves it open: say how far the votes are.
+    voted = voted_text(card, recipient.user_id, language)
+    extra = {"outcome": voted} if voted else {}
     body = await render_template(
         "channels/link_card.html",
-        **_context(card, language, thanks=True),
+        **_context(card, language, thanks=True, **extra),
     )
     return body, 200
 
