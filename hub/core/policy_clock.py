@@ -189,8 +189,9 @@ class PolicyClock:
             if handled:
                 continue
             self._wake.clear()
+            timeout = await self._idle_timeout()  # before wait() exists: a cancel here leaks none
             with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._wake.wait(), timeout=await self._idle_timeout())
+                await asyncio.wait_for(self._wake.wait(), timeout=timeout)
 
     async def _idle_timeout(self) -> float:
         upcoming = (
