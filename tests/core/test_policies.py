@@ -13,8 +13,8 @@ from hub.core.ids import new_id
 from hub.core.interactions import get_interaction, respond_to_interaction
 from hub.core.models import Membership, Role, User, Workspace
 from hub.core.notification_models import Notification, NotificationKind
-from hub.core.policies import create_rule
 from hub.core.policy_clock import PolicyClock
+from hub.core.policy_rules import create_rule, list_rules
 from hub.core.preferences import Surface, declare_surface, withdraw_surface
 from hub.core.tasks import create_task
 from tests.core.people import agent_asks, agent_reports, make_agent
@@ -204,3 +204,27 @@ async def test_votes_and_policy_steps_survive_a_rebuild(team) -> None:  # type: 
     await rebuild_projections([workspace.id])
     after = await get_interaction(workspace.id, interaction_id)
     assert (after.policy, after.votes, after.status) == (before.policy, before.votes, "pending")
+
+
+async def test_a_rule_that_does_not_fit_is_refused_and_nothing_is_saved(team) -> None:  # type: ignore[no-untyped-def]
+    workspace, owner, (ada, _, _) = team
+
+    async def add(policy: dict[str, object], **match: str | None) -> str:
+        with pytest.raises(InvalidInput) as refused:
+            await create_rule(
+                workspace.id,
+                policy=policy,
+                risk=match.get("risk"),
+                agent_id=None,
+                card_type=match.get("card_type"),
+                created_by=actor(owner),
+                now=utcnow(),
+            )
+        assert refused.value.hint
+        return refused.value.code
+
+    assert await add({"mode": "quorum", "required": 3, "approvers": [ada.id]}) == "invalid_policy"
+    assert await add({"escalateAfterS": 60}) == "invalid_policy"
+    assert await add({"mode": "quorum", "required": 1}, card_type="input") == "invalid_rule"
+    assert await add({}, risk="extreme") == "invalid_rule"
+    assert await list_rules(workspace.id) == []

@@ -10,7 +10,7 @@ from quart import Blueprint
 from hub.core.errors import Forbidden
 from hub.core.events import utcnow
 from hub.core.models import Role
-from hub.core.policies import create_rule, delete_rule, list_rules, rule_view
+from hub.core.policy_rules import create_rule, delete_rule, list_rules, rule_view
 from hub.web.api.base import ApiModel, json_body
 from hub.web.identity import Caller, member_of
 

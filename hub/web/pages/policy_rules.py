@@ -14,7 +14,7 @@ from quart import Blueprint, flash, redirect, request, url_for
 from hub.core.errors import Forbidden, HubError
 from hub.core.events import utcnow
 from hub.core.models import Membership, Role
-from hub.core.policies import create_rule, delete_rule
+from hub.core.policy_rules import create_rule, delete_rule
 from hub.web.pages.i18n import gettext as _
 from hub.web.pages.session import current_user, login_required
 from hub.web.pages.settings import render_settings

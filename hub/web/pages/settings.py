@@ -16,7 +16,7 @@ from quart import Blueprint, flash, redirect, render_template, request, session,
 from hub.core.accounts import create_api_token, revoke_api_token
 from hub.core.errors import HubError
 from hub.core.models import ApiToken, Membership, Role, User
-from hub.core.policies import list_rules, rule_view
+from hub.core.policy_rules import list_rules, rule_view
 from hub.core.preferences import get_preferences, update_preferences
 from hub.web.pages.i18n import LANGUAGES, time_zone_names, valid_time_zone
 from hub.web.pages.i18n import gettext as _

@@ -18,7 +18,7 @@ from hub.core.accounts import create_api_token
 from hub.core.events import append_event, utcnow
 from hub.core.ids import new_id
 from hub.core.models import User
-from hub.core.policies import create_rule
+from hub.core.policy_rules import create_rule
 from tests.web.api.conftest import Person
 from tests.web.api.test_access import objects_of
 
