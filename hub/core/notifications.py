@@ -34,6 +34,7 @@ from hub.core.notification_models import (
     ChannelAccount,
     Notification,
     NotificationKind,
+    NotificationSettings,
     NotificationStatus,
 )
 from hub.core.preferences import enabled, quiet_until, settings_for, surfaces
@@ -119,7 +120,7 @@ async def _enqueue_reminders(event: Event, connection: Connection) -> None:
     rows: list[Notification] = []
     for user_id in [str(u) for u in event.payload.get("to") or []]:
         settings = await settings_for(user_id, connection)
-        reachable = await _reachable_surfaces(user_id, connection)
+        reachable = await _reachable_surfaces(user_id, settings, connection)
         fresh = [s for s in reachable if (user_id, s) not in sent]
         due = quiet_until(settings, event.recorded_at) or event.recorded_at
         for surface in fresh or reachable:
@@ -136,7 +137,12 @@ async def _enqueue_reminders(event: Event, connection: Connection) -> None:
     await _insert_new(rows, connection)
 
 
-async def _reachable_surfaces(user_id: str, connection: Connection) -> list[str]:
+async def _reachable_surfaces(
+    user_id: str, settings: NotificationSettings, connection: Connection
+) -> list[str]:
+    """Surfaces that can put a card in front of the person: linked if they need an account,
+    and sending cards (a surface that sends none by default, like the notebook whose inbox
+    reads the log, counts only if the person turned it on)."""
     linked = {
         str(surface)
         for surface in await ChannelAccount.filter(user_id=user_id)
@@ -146,7 +152,9 @@ async def _reachable_surfaces(user_id: str, connection: Connection) -> list[str]
     return [
         surface.name
         for surface in surfaces().values()
-        if surface.outbox and (not surface.needs_account or surface.name in linked)
+        if surface.outbox
+        and (not surface.needs_account or surface.name in linked)
+        and (surface.defaults or enabled(settings, surface.name, "waiting"))
     ]
 
 

@@ -12,10 +12,15 @@ from hub.core.events import events_after, last_sequence, rebuild_projections, ut
 from hub.core.ids import new_id
 from hub.core.interactions import get_interaction, respond_to_interaction
 from hub.core.models import Membership, Role, User, Workspace
-from hub.core.notification_models import Notification, NotificationKind
+from hub.core.notification_models import ChannelAccount, Notification, NotificationKind
 from hub.core.policy_clock import PolicyClock
 from hub.core.policy_rules import create_rule, list_rules
-from hub.core.preferences import Surface, declare_surface, withdraw_surface
+from hub.core.preferences import (
+    Surface,
+    declare_surface,
+    update_preferences,
+    withdraw_surface,
+)
 from hub.core.tasks import create_task
 from tests.core.people import agent_asks, agent_reports, make_agent
 
@@ -228,3 +233,36 @@ async def test_a_rule_that_does_not_fit_is_refused_and_nothing_is_saved(team) ->
     assert await add({"mode": "quorum", "required": 1}, card_type="input") == "invalid_rule"
     assert await add({}, risk="extreme") == "invalid_rule"
     assert await list_rules(workspace.id) == []
+
+
+async def test_a_reminder_goes_to_a_surface_the_card_did_not_reach(team) -> None:  # type: ignore[no-untyped-def]
+    workspace, _owner, (ada, _, _) = team
+    declare_surface(Surface("email"))
+    declare_surface(Surface("telegram", needs_account=True))
+    try:
+        await ChannelAccount.create(
+            id=new_id("channel_account"),
+            user=ada,
+            surface="telegram",
+            external_id="77",
+            address="77",
+            linked_at=utcnow(),
+        )
+        # Ada hears of new cards by email only; Telegram is her second surface.
+        await update_preferences(ada.id, {"surfaces": {"telegram": {"waiting": False}}})
+        start = utcnow()
+        interaction_id, _ = await asked(
+            workspace, policy={"approvers": [ada.id], "remindAfterS": 60}
+        )
+        await PolicyClock(now=lambda: start + timedelta(seconds=61)).run_once()
+        sent = {
+            (n.kind, n.surface)
+            for n in await Notification.filter(interaction_id=interaction_id, user_id=ada.id)
+        }
+        assert sent == {
+            (NotificationKind.WAITING, "email"),
+            (NotificationKind.REMINDER, "telegram"),
+        }
+    finally:
+        withdraw_surface("email")
+        withdraw_surface("telegram")
