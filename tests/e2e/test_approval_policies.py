@@ -150,7 +150,8 @@ async def test_two_of_three_named_approvers_decide_on_the_web(
     assert "Needs 2 of 3 approvals: Ada, Bo, Cy." in page
     assert "0 of 2 approvals so far." in page
 
-    refused = await web[dan.id].answer(card.id, "approve")
+    assert "Only the approvers named above may answer this card." in await web[dan.id].card(card.id)
+    refused = await web[dan.id].answer(card.id, "approve")  # the form's absence is no guard
     assert refused.status_code == 403 and "not_an_approver" in refused.text
 
     voted = await web[ada.id].answer(card.id, "approve")

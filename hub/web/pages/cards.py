@@ -64,6 +64,13 @@ class CardView:
         return next((o.label for o in self.options if o.id == option_id), option_id)
 
     @property
+    def named_elsewhere(self) -> bool:
+        """The policy names its approvers and the viewer is not one: no form to offer."""
+        if self.policy is None or not self.policy.approvers or self.viewer_id is None:
+            return False
+        return self.viewer_id not in self.policy.approvers
+
+    @property
     def my_vote(self) -> dict[str, Any] | None:
         """The vote the viewer cast on this quorum card, if any: they are told, not asked."""
         if self.policy is None or self.viewer_id is None:
