@@ -1,10 +1,11 @@
 """Approval policies: which one a card gets, who may answer it, and when its clock is due.
 
-A card's policy is the agent's own (``InteractionCard.policy``) or, when it sent none, the
-first workspace rule (``PolicyRule``) that matches the card's risk, agent and type. It is
+A card's policy is the first workspace rule (``PolicyRule``) that matches the card's risk,
+agent and type or, when none does, the agent's own (``InteractionCard.policy``). It is
 chosen once, while ``interaction.requested`` is applied, and written into that event with
 the approvers named by user id, so every surface shows the same policy and replaying the log
-gives the same card even after the rules changed (``policySource`` marks it as chosen).
+gives the same card even after the rules changed (``policySource`` says where it came
+from: ``rule:<id>``, ``agent`` or ``none``).
 
 The policy's steps over time (reminder, escalation, expiry) are run by
 ``hub.core.policy_clock``; the quorum's votes are counted by ``hub.core.votes``.
@@ -24,7 +25,6 @@ from hub.protocol.interactions import ApprovalPolicy, InteractionCard, Interacti
 Connection = Any
 POLICY_ACTOR = "hub:policy"  # the actor of every step the policy takes by itself
 POLICY_VIA = "policy"
-MAX_RULES = 100
 
 
 # --- choosing a card's policy ----------------------------------------------------------
@@ -35,20 +35,21 @@ async def choose_policy(
 ) -> ApprovalPolicy | None:
     """The policy ``card`` gets, approvers as user ids; notes its source in the event.
 
-    Raises ``InvalidInput`` (``unknown_approver``) when the policy names someone who is not
-    a member of the workspace allowed to answer: a card nobody named could approve would
-    wait for nothing.
+    A matching workspace rule wins over the agent's own policy: the rule is the people's
+    decision, the card is the agent's word. Raises ``InvalidInput`` (``unknown_approver``)
+    when the policy names someone who is not a member of the workspace allowed to answer:
+    a card nobody named could approve would wait for nothing.
     """
-    if "policySource" in event.payload:  # chosen when first applied (a replay)
+    if event.pk_id is not None:  # a stored event, replayed: its policy was chosen then
         return card.policy
-    source = "agent"
-    policy = card.policy
-    if policy is None:
-        rule = await matching_rule(event.workspace_id, card, agent_id, connection)
-        if rule is None:
-            event.payload = {**event.payload, "policySource": "none"}
-            return None
+    rule = await matching_rule(event.workspace_id, card, agent_id, connection)
+    if rule is not None:
         policy, source = ApprovalPolicy.model_validate(rule.policy), f"rule:{rule.id}"
+    elif card.policy is not None:
+        policy, source = card.policy, "agent"
+    else:
+        event.payload = {**event.payload, "policySource": "none"}
+        return None
     policy = policy.model_copy(
         update={
             "approvers": await member_ids(event.workspace_id, policy.approvers, connection),

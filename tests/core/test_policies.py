@@ -266,3 +266,32 @@ async def test_a_reminder_goes_to_a_surface_the_card_did_not_reach(team) -> None
     finally:
         withdraw_surface("email")
         withdraw_surface("telegram")
+
+
+async def test_a_rule_wins_over_the_agents_policy_and_its_word_on_the_source(team) -> None:  # type: ignore[no-untyped-def]
+    workspace, owner, (ada, bo, _) = team
+    await create_rule(
+        workspace.id,
+        policy={"mode": "quorum", "required": 2, "approvers": [ada.id, bo.id]},
+        risk="high",
+        agent_id=None,
+        card_type=None,
+        created_by=actor(owner),
+        now=utcnow(),
+    )
+    agent = await make_agent(workspace)
+    lax = {"approvers": [], "mode": "any"}
+    interaction_id = new_id("interaction")
+    card = {
+        "id": interaction_id,
+        "type": "approval",
+        "title": "Wipe?",
+        "risk": "high",
+        "policy": lax,
+    }
+    # An agent claiming the policy was chosen already does not skip the rules.
+    await agent_reports(
+        agent, "interaction.requested", {"interaction": card, "policySource": "none"}
+    )
+    policy = (await get_interaction(workspace.id, interaction_id)).policy
+    assert policy is not None and policy["mode"] == "quorum"
