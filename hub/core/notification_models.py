@@ -31,6 +31,8 @@ class NotificationKind(StrEnum):
     WAITING = "waiting"  # a card waits for you
     FAILED = "failed"  # a task failed
     DECIDED = "decided"  # a card you were sent was decided (or expired): update your copy
+    REMINDER = "reminder"  # a card still waits for you: sent where it has not been yet
+    UPDATED = "updated"  # a card you were sent got a vote: update your copy's count
 
 
 class NotificationStatus(StrEnum):

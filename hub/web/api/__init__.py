@@ -23,6 +23,7 @@ from hub.web.api import (
     inbox,
     interactions,
     notification_preferences,
+    policy_rules,
     remote_agents,
     tasks,
     workspaces,
@@ -42,6 +43,7 @@ BLUEPRINTS = (
     notification_preferences.blueprint,
     channel_links.blueprint,
     remote_agents.blueprint,
+    policy_rules.blueprint,
     audit.blueprint,
 )
 

@@ -19,6 +19,7 @@ from hub.web.pages import (
     i18n,
     inbox,
     interactions,
+    policy_rules,
     security,
     session,
     settings,
@@ -26,7 +27,17 @@ from hub.web.pages import (
 )
 
 pages = Blueprint("pages", __name__)
-for area in (accounts, inbox, conversations, tasks, batches, interactions, agents, settings):
+for area in (
+    accounts,
+    inbox,
+    conversations,
+    tasks,
+    batches,
+    interactions,
+    agents,
+    settings,
+    policy_rules,
+):
     pages.register_blueprint(area.blueprint)
 
 
