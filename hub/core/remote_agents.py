@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from hub.core.agents import agent_view
-from hub.core.errors import Conflict
+from hub.core.errors import Conflict, InvalidInput, NotFound
 from hub.core.events import append_event, utcnow
 from hub.core.ids import new_id
 from hub.core.models import Agent, AgentStatus
@@ -111,6 +111,37 @@ async def remote_of(agent_id: str) -> RemoteAgent | None:
     return await RemoteAgent.filter(id=agent_id).first()
 
 
+MAX_SECRET_LENGTH = 4000
+
+
+async def store_remote_secret(
+    workspace_id: str, agent_id: str, secret: str, *, secret_key: str
+) -> RemoteAgent:
+    """Keep the key the remote's card asks for, sealed; it replaces any key stored before.
+
+    Nothing about it is logged, neither the key nor that it changed: the log is shown to
+    every member and replayed to agents.
+    """
+    secret = secret.strip()
+    if not secret or len(secret) > MAX_SECRET_LENGTH or any(c in secret for c in "\r\n"):
+        raise InvalidInput(
+            "The key is empty, spans several lines or is too long.",
+            code="invalid_remote_secret",
+            hint=f"Paste the key as the remote's operator gave it: one line, at most "
+            f"{MAX_SECRET_LENGTH} characters.",
+        )
+    remote = await RemoteAgent.filter(id=agent_id, workspace_id=workspace_id).first()
+    if remote is None:
+        raise NotFound(
+            f"No remote agent {agent_id} in this workspace.",
+            code="remote_agent_not_found",
+            hint="Add the agent by its address first.",
+        )
+    remote.secret_sealed = seal(secret, secret_key)
+    await remote.save(update_fields=["secret_sealed"])
+    return remote
+
+
 def remote_secret(remote: RemoteAgent, secret_key: str) -> str | None:
     return unseal(remote.secret_sealed, secret_key) if remote.secret_sealed else None
 
@@ -196,4 +227,5 @@ __all__ = [
     "remote_agent_view",
     "remote_of",
     "remote_secret",
+    "store_remote_secret",
 ]
