@@ -24,7 +24,7 @@ from hub.core.events import append_event, utcnow
 from hub.core.ids import new_id
 from hub.core.models import Agent, AgentStatus
 from hub.core.presence import iso
-from hub.core.remote_models import RemoteAgent, RemoteCall
+from hub.core.remote_models import RemoteAgent
 from hub.core.sealing import seal, unseal
 
 RUNTIME = "a2a"
@@ -211,17 +211,12 @@ async def _log_reachability(agent: Agent, event_type: str, extra: dict[str, Any]
         )
 
 
-async def calls_in_flight(limit: int = 500) -> list[RemoteCall]:
-    return await RemoteCall.filter(finished=False).order_by("started_at").limit(limit)
-
-
 __all__ = [
     "RUNTIME",
     "UNREACHABLE",
     "RemoteAgentAdder",
     "RemoteCard",
     "add_remote_agent",
-    "calls_in_flight",
     "list_remote_agents",
     "note_contact",
     "remote_agent_view",

@@ -87,6 +87,8 @@ class CallRunner:
             # Cleared before the state is read: a wake after this point is never lost.
             self.wake.clear()
             call = await RemoteCall.get(id=self.call_id)
+            if call.owner != self.connector.owner:
+                return  # another hub process took the call over (this one stalled)
             task = await Task.get(id=call.id)
             if call.finished or task.status in TERMINAL_STATUSES:
                 await RemoteCall.filter(id=call.id).update(finished=True, updated_at=utcnow())
