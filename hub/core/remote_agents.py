@@ -24,7 +24,7 @@ from hub.core.events import append_event, utcnow
 from hub.core.ids import new_id
 from hub.core.models import Agent, AgentStatus
 from hub.core.presence import iso
-from hub.core.remote_models import RemoteAgent
+from hub.core.remote_models import RemoteAgent, RemoteCall
 from hub.core.sealing import seal, unseal
 
 RUNTIME = "a2a"
@@ -179,6 +179,23 @@ def remote_agent_view(agent: Agent, remote: RemoteAgent) -> dict[str, Any]:
     return view
 
 
+async def remote_call_view(task_id: str) -> dict[str, Any] | None:
+    """How the remote agent last reported a task it carries, or ``None`` for a local task.
+
+    ``state`` is the remote's own word (``working``, ``input-required``, …, or ``unknown``
+    for any state the hub cannot place): a person sees it as such, beside the hub status.
+    """
+    call = await RemoteCall.filter(id=task_id).first()
+    if call is None:
+        return None
+    return {
+        "state": call.last_state or None,
+        "taskId": call.remote_task_id,
+        "contextId": call.context_id,
+        "lastContactAt": iso(call.last_contact_at),
+    }
+
+
 async def note_contact(agent_id: str, *, reachable: bool) -> None:
     """Record that a call to the remote worked (or failed); log the change of reachability."""
     remote = await RemoteAgent.filter(id=agent_id).first()
@@ -220,6 +237,7 @@ __all__ = [
     "list_remote_agents",
     "note_contact",
     "remote_agent_view",
+    "remote_call_view",
     "remote_of",
     "remote_secret",
     "store_remote_secret",
