@@ -17,7 +17,7 @@ from playwright.async_api import expect
 
 from hub.testing import HubProcess, free_port
 from tests.e2e.browser.conftest import Person
-from tests.plugins.a2a.peers import Instant, serve_remote, v03_card
+from tests.plugins.a2a.peers import AsksInput, Instant, serve_remote, v03_card
 
 KEY = "sk-browser-" + "z" * 40
 HOSTILE = "<img src=x onerror=alert(1)><script>alert('card')</script>"
@@ -87,4 +87,37 @@ async def test_add_a_remote_agent_read_its_card_and_give_its_key(sign_up, hub) -
 
     assert dialogs == [] and foreign == []
     assert KEY not in hub.log()
+    await ada.context.close()
+
+
+async def test_a_remote_that_asks_for_input_is_answered_on_the_web(sign_up, hub) -> None:  # type: ignore[no-untyped-def]
+    ada: Person = await sign_up("Ada")
+    page = ada.page
+    executor = AsksInput()
+    async with serve_remote(executor, streaming=True) as remote:
+        await page.goto(ada.url("/agents"))
+        await page.get_by_label("Agent address").fill(remote.url)
+        await page.get_by_role("button", name="Fetch its card and add it").click()
+        await page.wait_for_url(re.compile(r"/agents/agt_"))
+        agent_id = page.url.rsplit("/", 1)[1]
+        created = await ada.context.request.post(
+            f"{hub.url}/api/v1/workspaces/{ada.workspace_id}/tasks",
+            data={"title": "Paint the button", "targetAgentId": agent_id},
+        )
+        assert created.status == 201, await created.text()
+        task_id = (await created.json())["id"]
+
+        await page.goto(ada.url(f"/tasks/{task_id}"))
+        answer = page.locator("[id^=card-][id$=-text]")
+        await expect(answer).to_be_visible()
+        await expect(page.locator("#main")).to_contain_text("Which colour should the button be?")
+        await answer.fill("teal")
+        await page.get_by_role("button", name="Send answer").click()
+        await expect(page.locator(".notice")).to_contain_text("sent to the agent")
+        await page.goto(ada.url(f"/tasks/{task_id}"))  # then kept live by the page itself
+        await expect(page.locator("[data-summary]")).to_have_text("Painted it teal.")
+        await expect(page.locator("[data-status]").first).to_have_attribute(
+            "data-status", "succeeded"
+        )
+    assert executor.inputs == ["Paint the button", "teal"]
     await ada.context.close()
