@@ -19,6 +19,7 @@ from quart import Blueprint, current_app, flash, redirect, request, url_for
 from hub.core.errors import HubError
 from hub.core.remote_agents import RemoteAgentAdder, store_remote_secret
 from hub.web.api.remote_agents import REMOTE_AGENTS_EXTENSION
+from hub.web.identity import member_of
 from hub.web.pages.agents import render_index
 from hub.web.pages.i18n import gettext as _
 from hub.web.pages.session import current_user, login_required
@@ -34,6 +35,7 @@ MAX_URL_LENGTH = 2000
 async def add(workspace_id: str) -> Any:
     user = await current_user()
     assert user is not None
+    await member_of(workspace_id, write=True)  # viewers look, they do not add
     frame = await frame_for(user, workspace_id)
     url = (await request.form).get("url", "").strip()
     connector: RemoteAgentAdder | None = current_app.extensions.get(REMOTE_AGENTS_EXTENSION)
@@ -68,6 +70,7 @@ async def add(workspace_id: str) -> Any:
 async def give_key(workspace_id: str, agent_id: str) -> Any:
     user = await current_user()
     assert user is not None
+    await member_of(workspace_id, write=True)
     frame = await frame_for(user, workspace_id)
     secret = (await request.form).get("secret", "")
     try:

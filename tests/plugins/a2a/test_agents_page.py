@@ -9,7 +9,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from hub.core.models import Event
+from hub.core.ids import new_id
+from hub.core.models import Event, Membership, Role, User
 from hub.core.remote_models import RemoteAgent
 from hub.testing import free_port
 from tests.plugins.a2a.conftest import Hubs, Person, sign_up
@@ -159,3 +160,22 @@ async def test_a_hostile_card_is_shown_as_bounded_text(person: Person) -> None:
         assert "javascript:" not in html
         assert len(html) < 60_000  # capped, not 100 000 characters of description
     assert 'data-streaming="no"' in html  # "yes" is not true
+
+
+async def test_a_viewer_of_the_workspace_cannot_add_agents_or_keys(
+    hub: Any, person: Person
+) -> None:
+    viewer = await sign_up(hub, "viewer")
+    user_id = (await Membership.get(workspace_id=viewer.workspace_id)).user_id
+    await Membership.create(
+        id=new_id("membership"),
+        workspace_id=person.workspace_id,
+        user=await User.get(id=user_id),
+        role=Role.VIEWER,
+    )
+    viewer.workspace_id = person.workspace_id  # looking at the other person's workspace
+    async with serve_remote(Instant()) as remote:
+        status, html, _ = await post_form(viewer, "/agents/remote", {"url": remote.url})
+    assert status == 403 and "read_only_member" in html
+    _, listed = await person.get("/remote-agents")
+    assert listed["agents"] == []
