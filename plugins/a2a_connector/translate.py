@@ -120,11 +120,12 @@ class TaskReporter:
         person): before that one may still be growing chunk by chunk, and the hub keeps an
         artifact once. A stream's ``chunks`` hold them meanwhile for the pieces to come.
         """
-        status = task.get("status") if isinstance(task.get("status"), dict) else {}
-        artifacts = task.get("artifacts") if isinstance(task.get("artifacts"), list) else []
+        status: dict[str, Any] = task["status"] if isinstance(task.get("status"), dict) else {}
+        artifacts: list[Any] = task["artifacts"] if isinstance(task.get("artifacts"), list) else []
         if state_name(status.get("state")) in STILL_WORKING:
-            for artifact in artifacts if chunks is not None else []:
-                await self.apply_artifact(chunks.hold(artifact))
+            if chunks is not None:
+                for artifact in artifacts:
+                    await self.apply_artifact(chunks.hold(artifact))
         else:
             for artifact in artifacts:
                 await self.apply_artifact(artifact)
