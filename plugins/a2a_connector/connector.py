@@ -4,10 +4,12 @@ A reconcile pass finds the work from the database alone: queued tasks addressed 
 remote agent that have no ledger row yet (claimed by inserting one: the task id is the
 row's key, so of two hub processes only one claims a task) and ledger rows not finished
 (a restart resumes them). Each call is driven by one process at a time, the one holding
-its lease (``hub.core.remote_calls``): every pass renews this process's leases, stops the
-runners whose lease another process took, and claims calls that are free or whose owner
-stopped renewing (it died). The bus only wakes it early: a new task, a cancel request or
-an answer to a remote's card starts or wakes the runner at once instead of at the next pass.
+its lease (``hub.core.remote_calls``): a pass claims calls that are free or whose owner
+stopped renewing (it died), and a loop of its own renews this process's leases — apart from
+the pass, which may wait on the network for a pinned agent's card — and stops the runners
+whose lease another process took. The bus only wakes the pass early: a new task, a cancel
+request or an answer to a remote's card starts or wakes the runner at once instead of at
+the next pass.
 """
 
 from __future__ import annotations
@@ -62,6 +64,7 @@ class Connector:
         self._runners: dict[str, tuple[CallRunner, asyncio.Task[None]]] = {}
         self._wake = asyncio.Event()
         self._loop: asyncio.Task[None] | None = None
+        self._renewer: asyncio.Task[None] | None = None
         self._pins_done: set[tuple[str, str]] = set()
 
     # --- adding agents (the JSON API's RemoteAgentAdder) ------------------------------------
@@ -141,11 +144,6 @@ class Connector:
                     started_at=now,
                     updated_at=now,
                 )
-        held = await renew_leases(list(self._runners), self.owner, self.lease_s)
-        for call_id, (_, job) in list(self._runners.items()):
-            if call_id not in held:  # this process stalled past its lease; another drives it
-                logger.warning("remote call %s is driven by another hub process now", call_id)
-                job.cancel()
         for call_id in await claimable_calls(self.owner):
             if self.stopping or call_id in self._runners:
                 continue
@@ -166,33 +164,48 @@ class Connector:
             self._runners.pop(runner.call_id, None)
             self._wake.set()
 
+    async def renew(self) -> None:
+        held = await renew_leases(list(self._runners), self.owner, self.lease_s)
+        for call_id, (_, job) in list(self._runners.items()):
+            if call_id not in held:  # this process stalled past its lease; another drives it
+                logger.warning("remote call %s is driven by another hub process now", call_id)
+                job.cancel()
+
     async def _loop_forever(self) -> None:
         while not self.stopping:
             try:
                 await self.reconcile()
             except Exception:  # a database hiccup must not end the connector for good
                 logger.exception("a2a reconcile failed; retrying")
-            # Often enough to renew leases well before they run out.
-            pause = min(RECONCILE_INTERVAL_S, self.lease_s / 3)
+            # A call whose owner died is claimed within a lease and a pass of its end.
+            pause = min(RECONCILE_INTERVAL_S, self.lease_s)
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._wake.wait(), pause)
             self._wake.clear()
+
+    async def _renew_forever(self) -> None:
+        while not self.stopping:
+            try:
+                await self.renew()
+            except Exception:  # the next try may still come before the leases end
+                logger.exception("a2a lease renewal failed; retrying")
+            await asyncio.sleep(self.lease_s / 3)
 
     def start(self) -> None:
         self.stopping = False
         if self._loop is None:
             self._loop = asyncio.create_task(self._loop_forever(), name="a2a-connector")
+            self._renewer = asyncio.create_task(self._renew_forever(), name="a2a-leases")
 
     async def stop(self) -> None:
         self.stopping = True
         self._wake.set()
         jobs = [job for _, job in self._runners.values()]
-        if self._loop is not None:
-            jobs.append(self._loop)
+        jobs.extend(job for job in (self._loop, self._renewer) if job is not None)
         for job in jobs:
             job.cancel()
         await asyncio.gather(*jobs, return_exceptions=True)
-        self._loop = None
+        self._loop = self._renewer = None
         self._runners.clear()
         try:  # another hub process takes the calls over now rather than when leases end
             await release_calls(self.owner)
