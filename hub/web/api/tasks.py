@@ -75,7 +75,8 @@ async def new_task(ws: str, body: NewTask) -> tuple[dict[str, Any], int]:
 
 @blueprint.get("/workspaces/<ws>/tasks/<task_id>")
 async def task(ws: str, task_id: str) -> dict[str, Any]:
-    """The task with ``children``, ``interactions``, ``artifacts`` and ``timeline``."""
+    """The task with ``children``, ``interactions``, ``artifacts``, ``timeline`` and ``remote``
+    (a remote A2A agent's own state of it, ``unknown`` when the hub cannot place it)."""
     await member_of(ws)
     return await task_detail(ws, task_id)
 

@@ -20,6 +20,7 @@ from hub.web.pages import (
     inbox,
     interactions,
     policy_rules,
+    remote_agents,
     security,
     session,
     settings,
@@ -35,6 +36,7 @@ for area in (
     batches,
     interactions,
     agents,
+    remote_agents,
     settings,
     policy_rules,
 ):
