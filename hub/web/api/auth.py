@@ -12,6 +12,7 @@ from pydantic import Field
 from quart import Blueprint, request
 from quart_schema import security_scheme
 
+from hub.core.account_events import record_failed_sign_in
 from hub.core.accounts import (
     authenticate,
     create_api_token,
@@ -19,8 +20,8 @@ from hub.core.accounts import (
     revoke_api_token,
     workspaces_of,
 )
-from hub.core.errors import NotFound, Unauthorized
-from hub.core.models import ApiToken
+from hub.core.errors import Unauthorized
+from hub.core.models import ApiToken, User
 from hub.core.ratelimit import FailureLimiter
 from hub.core.views import iso
 from hub.web.api.base import ApiModel, json_body
@@ -34,6 +35,21 @@ LOGIN_FAILURES = FailureLimiter(
 ACCOUNT_FAILURES = FailureLimiter(
     per_source=20, overall=10_000, window_s=60.0, code="login_rate_limited", what="logins"
 )
+
+
+async def check_password(email: str, password: str, *, via: str) -> User:
+    """The one password check of the API and the pages: one budget of guesses, and every
+    wrong guess in the audit trail of the account it was aimed at."""
+    source, account = request.remote_addr, email.strip().lower()
+    LOGIN_FAILURES.check(source)
+    ACCOUNT_FAILURES.check(account)
+    try:
+        return await authenticate(email, password)
+    except Unauthorized:
+        LOGIN_FAILURES.record_failure(source)
+        ACCOUNT_FAILURES.record_failure(account)
+        await record_failed_sign_in(email, address=source, via=via)
+        raise
 
 
 class Registration(ApiModel):
@@ -67,7 +83,7 @@ def token_view(token: ApiToken) -> dict[str, Any]:
 async def register(body: Registration) -> tuple[dict[str, Any], int]:
     """Create an account and its personal workspace; the response also signs you in."""
     user, workspace = await create_user(body.email, body.password, body.display_name)
-    start_session(user)
+    await start_session(user, via="api")
     return {"userId": user.id, "workspaceId": workspace.id}, 201
 
 
@@ -76,16 +92,8 @@ async def register(body: Registration) -> tuple[dict[str, Any], int]:
 @json_body(Credentials, public=True)
 async def login(body: Credentials) -> dict[str, Any]:
     """Sign in with email and password: sets the session cookie."""
-    source, account = request.remote_addr, body.email.strip().lower()
-    LOGIN_FAILURES.check(source)
-    ACCOUNT_FAILURES.check(account)
-    try:
-        user = await authenticate(body.email, body.password)
-    except Unauthorized:
-        LOGIN_FAILURES.record_failure(source)
-        ACCOUNT_FAILURES.record_failure(account)
-        raise
-    start_session(user)
+    user = await check_password(body.email, body.password, via="api")
+    await start_session(user, via="api")
     workspaces = await workspaces_of(user)
     return {
         "userId": user.id,
@@ -97,7 +105,7 @@ async def login(body: Credentials) -> dict[str, Any]:
 @blueprint.post("/auth/logout")
 async def logout() -> tuple[str, int]:
     """End the browser session (API tokens stay valid until revoked)."""
-    end_session()
+    await end_session(via="api")
     return "", 204
 
 
@@ -118,7 +126,9 @@ async def me() -> dict[str, Any]:
 async def create_token(body: NewToken) -> tuple[dict[str, Any], int]:
     """A personal API token for scripts and notebooks. The token is shown this once."""
     caller = await current_caller()
-    token, secret = await create_api_token(caller.user, body.name)
+    token, secret = await create_api_token(
+        caller.user, body.name, address=request.remote_addr, via="api"
+    )
     return {**token_view(token), "token": secret}, 201
 
 
@@ -136,8 +146,5 @@ async def list_tokens() -> dict[str, Any]:
 async def revoke_token(token_id: str) -> dict[str, Any]:
     """Revoke one of your tokens; it stops working at once."""
     caller = await current_caller()
-    await revoke_api_token(caller.user, token_id)
-    token = await ApiToken.filter(id=token_id, user_id=caller.user.id).first()
-    if token is None:  # pragma: no cover - revoke_api_token found it a moment ago
-        raise NotFound(f"No token {token_id}.", code="token_not_found")
+    token = await revoke_api_token(caller.user, token_id, address=request.remote_addr, via="api")
     return token_view(token)
