@@ -25,6 +25,7 @@ from hub.core.models import ApiToken, User
 from hub.core.ratelimit import FailureLimiter
 from hub.core.views import iso
 from hub.web.api.base import ApiModel, json_body
+from hub.web.api.openapi import no_content
 from hub.web.identity import current_caller, end_session, start_session
 
 blueprint = Blueprint("api_auth", __name__, url_prefix="/api/v1")
@@ -103,6 +104,7 @@ async def login(body: Credentials) -> dict[str, Any]:
 
 
 @blueprint.post("/auth/logout")
+@no_content
 async def logout() -> tuple[str, int]:
     """End the browser session (API tokens stay valid until revoked)."""
     await end_session(via="api")

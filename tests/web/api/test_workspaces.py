@@ -73,6 +73,8 @@ async def test_openapi_describes_the_api(app: Quart) -> None:
     assert response.status_code == 200
     document = await response.get_json()
     paths = document["paths"]
+    # Only the JSON API: pages and email links answer HTML, and are no JSON operations.
+    assert all(path.startswith("/api/v1/") for path in paths), sorted(paths)
     for path in (
         "/api/v1/auth/register",
         "/api/v1/auth/login",
