@@ -10,7 +10,7 @@ from typing import Any
 
 from pydantic import Field
 from quart import Blueprint, request
-from quart_schema import security_scheme
+from quart_schema import document_response, security_scheme
 
 from hub.core.account_events import record_failed_sign_in
 from hub.core.accounts import (
@@ -24,6 +24,14 @@ from hub.core.errors import Unauthorized
 from hub.core.models import ApiToken, User
 from hub.core.ratelimit import FailureLimiter
 from hub.core.views import iso
+from hub.web.api.answers import (
+    MeAnswer,
+    NewTokenAnswer,
+    Registered,
+    SignedIn,
+    TokenAnswer,
+    TokenList,
+)
 from hub.web.api.base import ApiModel, json_body
 from hub.web.api.openapi import no_content
 from hub.web.identity import current_caller, end_session, start_session
@@ -79,6 +87,7 @@ def token_view(token: ApiToken) -> dict[str, Any]:
 
 
 @blueprint.post("/auth/register")
+@document_response(Registered, 201)
 @security_scheme([])
 @json_body(Registration, public=True)
 async def register(body: Registration) -> tuple[dict[str, Any], int]:
@@ -89,6 +98,7 @@ async def register(body: Registration) -> tuple[dict[str, Any], int]:
 
 
 @blueprint.post("/auth/login")
+@document_response(SignedIn)
 @security_scheme([])
 @json_body(Credentials, public=True)
 async def login(body: Credentials) -> dict[str, Any]:
@@ -112,6 +122,7 @@ async def logout() -> tuple[str, int]:
 
 
 @blueprint.get("/me")
+@document_response(MeAnswer)
 async def me() -> dict[str, Any]:
     """The signed-in person."""
     caller = await current_caller()
@@ -124,6 +135,7 @@ async def me() -> dict[str, Any]:
 
 
 @blueprint.post("/auth/tokens")
+@document_response(NewTokenAnswer, 201)
 @json_body(NewToken)
 async def create_token(body: NewToken) -> tuple[dict[str, Any], int]:
     """A personal API token for scripts and notebooks. The token is shown this once."""
@@ -135,6 +147,7 @@ async def create_token(body: NewToken) -> tuple[dict[str, Any], int]:
 
 
 @blueprint.get("/auth/tokens")
+@document_response(TokenList)
 async def list_tokens() -> dict[str, Any]:
     """Your tokens that still work (never the secrets)."""
     caller = await current_caller()
@@ -145,6 +158,7 @@ async def list_tokens() -> dict[str, Any]:
 
 
 @blueprint.post("/auth/tokens/<token_id>/revoke")
+@document_response(TokenAnswer)
 async def revoke_token(token_id: str) -> dict[str, Any]:
     """Revoke one of your tokens; it stops working at once."""
     caller = await current_caller()

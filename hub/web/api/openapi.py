@@ -63,7 +63,8 @@ class HubOpenAPIProvider(OpenAPIProvider):
         view = self._app.view_functions[rule.endpoint]
         for operations in paths.values():
             for operation in operations.values():
-                responses = dict(operation.get("responses") or {})
+                # quart-schema keys documented answers by int; OpenAPI keys are strings.
+                responses = {str(k): v for k, v in (operation.get("responses") or {}).items()}
                 if getattr(view, _NO_CONTENT, False):
                     responses["204"] = {"description": "Done; no body."}
                 elif not any(str(status).startswith("2") for status in responses):
