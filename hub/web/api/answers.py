@@ -40,6 +40,35 @@ class TaskList(ApiModel):
     tasks: list[TaskAnswer]
 
 
+class InteractionAnswer(ApiModel):
+    id: str
+    workspace_id: str
+    task_id: str | None
+    conversation_id: str | None
+    agent_id: str | None
+    type: str
+    status: str
+    card: dict[str, Any]
+    response: Any
+    responded_by: str | None
+    responded_by_name: str | None
+    via: str | None
+    responded_at: Time | None
+    expires_at: Time | None
+    created_at: Time | None
+
+
+class ArtifactAnswer(ApiModel):
+    id: str
+    task_id: str | None
+    name: str
+    url: str | None
+    mime_type: str | None
+    summary: str | None
+    created_by: str
+    created_at: Time | None
+
+
 class ConversationAnswer(ApiModel):
     id: str
     workspace_id: str
@@ -70,6 +99,13 @@ class MessageList(ApiModel):
     messages: list[MessageAnswer]
 
 
+class PostedMessage(ApiModel):
+    """The message, and the task it started when it was tracked as one."""
+
+    message: MessageAnswer
+    task: TaskAnswer | None
+
+
 class AgentAnswer(ApiModel):
     id: str
     workspace_id: str
@@ -88,6 +124,25 @@ class AgentAnswer(ApiModel):
 
 class AgentList(ApiModel):
     agents: list[AgentAnswer]
+
+
+class RemoteAgentAnswer(AgentAnswer):
+    """An A2A agent the hub calls: the agent, plus its card and how it is reached."""
+
+    remote: dict[str, Any]
+
+
+class RemoteAgentList(ApiModel):
+    agents: list[RemoteAgentAnswer]
+
+
+class NotificationPreferences(ApiModel):
+    surfaces: dict[str, dict[str, bool]]
+    events: list[str]
+    quiet_hours: dict[str, str] | None
+    timezone: str
+    language: str
+    languages: list[str]
 
 
 class TokenAnswer(ApiModel):
@@ -178,3 +233,12 @@ class AuditEntry(ApiModel):
 class AuditPage(ApiModel):
     entries: list[AuditEntry]
     has_more: bool
+
+
+class TaskDetail(TaskAnswer):
+    """The task with its child tasks, cards, artifacts and the events that trace it."""
+
+    children: list[TaskAnswer]
+    interactions: list[InteractionAnswer]
+    artifacts: list[ArtifactAnswer]
+    timeline: list[EventAnswer]

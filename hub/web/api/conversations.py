@@ -19,7 +19,7 @@ from hub.core.conversations import (
     post_message,
 )
 from hub.core.views import conversation_view, message_view
-from hub.web.api.answers import ConversationAnswer, ConversationList, MessageList
+from hub.web.api.answers import ConversationAnswer, ConversationList, MessageList, PostedMessage
 from hub.web.api.base import ApiModel, idempotency_key, json_body, query_args
 from hub.web.identity import member_of
 
@@ -87,6 +87,7 @@ async def messages(ws: str, conversation_id: str, query: Page) -> dict[str, Any]
 
 
 @blueprint.post("/workspaces/<ws>/conversations/<conversation_id>/messages")
+@document_response(PostedMessage, 201)
 @json_body(NewMessage)
 async def new_message(
     ws: str, conversation_id: str, body: NewMessage

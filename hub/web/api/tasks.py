@@ -18,7 +18,7 @@ from hub.core.tasks import (
     task_detail,
 )
 from hub.core.views import task_view
-from hub.web.api.answers import TaskAnswer, TaskList
+from hub.web.api.answers import TaskAnswer, TaskDetail, TaskList
 from hub.web.api.base import ApiModel, idempotency_key, json_body, query_args
 from hub.web.identity import member_of
 
@@ -78,6 +78,7 @@ async def new_task(ws: str, body: NewTask) -> tuple[dict[str, Any], int]:
 
 
 @blueprint.get("/workspaces/<ws>/tasks/<task_id>")
+@document_response(TaskDetail)
 async def task(ws: str, task_id: str) -> dict[str, Any]:
     """The task with ``children``, ``interactions``, ``artifacts`` and ``timeline``."""
     await member_of(ws)
