@@ -16,7 +16,7 @@ from tortoise.transactions import in_transaction
 from hub.core.account_events import TOKEN_CREATED, TOKEN_REVOKED, record_token_change
 from hub.core.credentials import hash_password, hash_token, new_token, verify_password
 from hub.core.errors import Conflict, InvalidInput, NotFound, Unauthorized
-from hub.core.ids import new_id
+from hub.core.ids import could_be_an_id, new_id
 from hub.core.models import ApiToken, Membership, Role, User, Workspace
 
 API_TOKEN_PREFIX = "lu_pat"
@@ -154,7 +154,11 @@ async def workspaces_of(user: User) -> list[Workspace]:
 
 
 async def require_membership(user: User, workspace_id: str) -> Membership:
-    membership = await Membership.filter(user_id=user.id, workspace_id=workspace_id).first()
+    membership = (
+        await Membership.filter(user_id=user.id, workspace_id=workspace_id).first()
+        if could_be_an_id(workspace_id)
+        else None
+    )
     if membership is None:
         raise NotFound(f"Workspace {workspace_id} does not exist.", code="workspace_not_found")
     return membership

@@ -21,7 +21,7 @@ from quart import Quart
 from hub.core.accounts import create_api_token
 from hub.core.agents import revoke_agent
 from hub.core.events import append_event
-from hub.core.ids import new_id
+from hub.core.ids import MAX_ID_LENGTH, new_id
 from hub.core.models import User, Workspace
 from tests.core.agent_setup import paired_agent
 from tests.web.api.conftest import Person
@@ -138,6 +138,26 @@ async def test_refusals_are_json_with_a_code_and_a_hint(app: Quart, sign_up) -> 
         error = json.loads(body)["error"]
         assert error["code"] and error["hint"], (rule.rule, body)
         assert ids["task_id"] not in error["message"] or status == 404
+
+
+async def test_an_id_longer_than_any_id_reads_as_not_found_on_every_route(
+    app: Quart, sign_up
+) -> None:  # type: ignore[no-untyped-def]
+    owner: Person = await sign_up("owner")
+    ids = await world(owner)
+    impossible = "x" * (MAX_ID_LENGTH + 1)
+    for method, rule in http_rules(app):
+        for argument in rule.arguments:
+            if argument != "ws" and not argument.endswith("_id"):
+                continue
+            path = concrete(rule, {**ids, argument: impossible})
+            status, body = await call(app, method, path, owner.token)
+            assert status == 404, (method, path, status, body[:300])
+    # The client socket takes its workspace from the query: the same answer.
+    path = f"/ws/client?workspace={impossible}"
+    async with app.test_client().websocket(path, headers=owner.headers) as socket:
+        refusal = json.loads(await socket.receive())
+    assert refusal["payload"]["code"] == "workspace_not_found", refusal
 
 
 def mounted_paths(app: Quart) -> list[str]:
