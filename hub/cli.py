@@ -239,7 +239,7 @@ async def _token_create(args: argparse.Namespace, settings: Settings) -> int:
 
     async with database(settings.resolved_database_url):
         user = await user_by_email(args.email)
-        _, secret = await create_api_token(user, args.name)
+        _, secret = await create_api_token(user, args.name, via="cli")
     print(secret)
     return 0
 

@@ -36,6 +36,9 @@ logger = logging.getLogger(__name__)
 
 PROTOCOL_VERSION = "0.1"
 MAX_ENVELOPE_ID_LENGTH = 100
+# Sequences are 64-bit signed integers in both databases: a cursor past this cannot be
+# stored or compared, so it is refused as input instead of failing in the driver.
+MAX_SEQUENCE = 2**63 - 1
 
 
 @dataclass(frozen=True, slots=True)
