@@ -397,6 +397,11 @@ def _merge_last(results: list[dict[str, Any]]) -> list[float]:
     return list(merged.values())
 
 
+def _times(factor: float) -> str:
+    """A ratio to the floor; ingest runs far below its floor, so small ones keep digits."""
+    return f"{factor:,.1f}" if factor >= 1 else f"{factor:.3f}"
+
+
 def _floor_latency(run: dict[str, Any], key: str) -> float:
     """An uplink's floor: one echo round trip through hypercorn plus one durable commit."""
     return float(run["floor_echo_ms"][key] + run["floor_commit"]["1"][key])
@@ -411,7 +416,7 @@ def table(runs: list[dict[str, Any]]) -> str:
         for run in runs:
             value, floor = pick(run)
             cells.append(
-                f"{value:,.2f} | {ratio(value, floor):,.1f}"
+                f"{value:,.2f} | {_times(ratio(value, floor))}"
                 if not math.isnan(value)
                 else "n/a | n/a"
             )
