@@ -2,9 +2,10 @@
 
 Hypercorn accepts permessage-deflate whenever a client offers it (browsers and the
 ``websockets`` library do by default) with zlib's largest settings and context takeover, so
-each socket keeps a compressor and a decompressor for as long as it is open: about 290 KiB
-allocated, of which an idle agent sending heartbeats keeps some 60 KiB resident (zlib
-clears its 64 KiB hash table). That was most of an idle connection's memory. Every frame
+each socket keeps a compressor and a decompressor for as long as it is open: about 300 KiB
+allocated, much of it made resident by the first frames (zlib clears its 64 KiB hash
+table). Declining it took an idle agent connection from 136 KiB to 41 KiB resident
+(``benchmarks/RESULTS.md``), the same as a bare hypercorn socket. Every frame
 sent is also compressed once per socket, which a fan-out to a thousand browsers pays a
 thousand times. The hub's frames are short JSON envelopes that compress little, so the
 trade goes the other way: frames travel as they are. (The SDK never offers compression.)
