@@ -203,8 +203,10 @@ async def _serve(args: argparse.Namespace, settings: Settings) -> int:
     from hypercorn.config import Config
 
     from hub.web.app import create_app
+    from hub.web.websocket_compression import decline_permessage_deflate
 
     app = create_app(settings)
+    decline_permessage_deflate()
     config = Config()
     config.bind = [f"{settings.host}:{settings.port}"]
     config.accesslog = None
