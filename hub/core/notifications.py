@@ -42,7 +42,17 @@ from hub.core.task_states import TERMINAL_STATUSES, TaskStatus
 
 Connection = Any
 
-_CARD_EVENTS = frozenset({"interaction.requested", "interaction.resolved", "interaction.expired"})
+# Every event type ``enqueue_for`` writes rows for, besides the task's own events.
+_CARD_EVENTS = frozenset(
+    {
+        "interaction.requested",
+        "interaction.resolved",
+        "interaction.expired",
+        "interaction.escalated",  # the fallback approvers are asked
+        "interaction.reminded",  # a reminder on a second surface
+        "interaction.voted",  # the other approvers' copies show the new count
+    }
+)
 
 
 def may_enqueue(event_type: str) -> bool:

@@ -77,6 +77,16 @@ async def holds(call_id: str, owner: str) -> bool:
     return await RemoteCall.filter(id=call_id, owner=owner).exists()
 
 
+async def release_every_call() -> None:
+    """Free every unfinished call, whoever held it: for a database only one process uses
+    (embedded SQLite), where a lease left behind belongs to a process that is gone."""
+    await (
+        RemoteCall.filter(finished=False)
+        .exclude(owner=None)
+        .update(owner=None, lease_expires_at=None)
+    )
+
+
 async def release_calls(owner: str) -> None:
     """Give up every call ``owner`` drives, so another process takes them over at once."""
     await RemoteCall.filter(owner=owner, finished=False).update(owner=None, lease_expires_at=None)

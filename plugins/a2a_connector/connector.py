@@ -25,6 +25,7 @@ from tortoise.expressions import Subquery
 
 from hub.config import Settings
 from hub.core.bus import PublishedEvent
+from hub.core.database import sqlite_path
 from hub.core.errors import HubError
 from hub.core.events import utcnow
 from hub.core.models import Task, Workspace
@@ -34,6 +35,7 @@ from hub.core.remote_calls import (
     claimable_calls,
     process_owner_name,
     release_calls,
+    release_every_call,
     renew_leases,
 )
 from hub.core.remote_models import RemoteAgent, RemoteCall
@@ -172,6 +174,13 @@ class Connector:
                 job.cancel()
 
     async def _loop_forever(self) -> None:
+        if sqlite_path(self.settings.resolved_database_url) is not None:
+            # One process per embedded database: a restart after a crash resumes its calls
+            # at once instead of waiting out the dead process's leases.
+            try:
+                await release_every_call()
+            except Exception:  # then the leases run out as they would on PostgreSQL
+                logger.warning("could not free the remote calls of an earlier run", exc_info=True)
         while not self.stopping:
             try:
                 await self.reconcile()

@@ -12,6 +12,7 @@ from hub.core.remote_calls import (
     holds,
     process_owner_name,
     release_calls,
+    release_every_call,
     renew_leases,
 )
 from hub.core.remote_models import RemoteCall
@@ -59,3 +60,12 @@ async def test_a_release_frees_the_calls_and_finished_ones_stay_put(db: str) -> 
     await release_calls(one)
     assert await claimable_calls(two) == ["tsk_1"]
     assert await claim_call("tsk_1", two, 60)
+
+
+async def test_freeing_every_call_lets_a_restarted_embedded_hub_resume_at_once(db: str) -> None:
+    crashed, restarted = process_owner_name(), process_owner_name()
+    await a_call("tsk_1")
+    assert await claim_call("tsk_1", crashed, 60)
+    assert not await claim_call("tsk_1", restarted, 60)  # the lease outlives its process
+    await release_every_call()
+    assert await claim_call("tsk_1", restarted, 60)

@@ -19,6 +19,9 @@ ENV = {
     "LINEUP_A2A_ENABLED": "true",
     "LINEUP_OUTBOUND_ALLOW_PRIVATE": "true",
     "LINEUP_A2A_POLL_INTERVAL_S": "0.05",
+    # On PostgreSQL the restarted hub takes the killed one's calls over when their leases
+    # end; on SQLite at once (one process per database file).
+    "LINEUP_A2A_LEASE_S": "3",
 }
 
 
