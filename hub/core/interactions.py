@@ -16,6 +16,7 @@ from hub.core.errors import AlreadyDecided, InvalidInput, NotFound
 from hub.core.events import append_event
 from hub.core.idempotency import envelope_id_for
 from hub.core.models import Interaction, InteractionStatus, User
+from hub.core.permissions import ensure_may_answer
 from hub.core.views import interaction_view, iso
 
 # Surfaces name themselves with a short token ("web", "api", "telegram", "email", ...).
@@ -76,7 +77,8 @@ async def respond_to_interaction(
     """Record ``responder``'s answer given on surface ``via``; returns the resolved card.
 
     Raises ``InvalidInput`` (code ``invalid_response``) when the answer does not fit the
-    card, ``AlreadyDecided`` (409) when someone answered first — its details say who
+    card, ``NotAllowedToAnswer`` (403) when ``responder`` is a viewer or not a member of the
+    workspace, ``AlreadyDecided`` (409) when someone answered first — its details say who
     (``respondedBy``, ``respondedByName``), how (``via``) and when (``respondedAt``) — and
     ``Gone`` when the card expired or was cancelled with its task.
     """
@@ -87,6 +89,7 @@ async def respond_to_interaction(
     if not isinstance(response, dict):
         raise InvalidInput("The answer must be a JSON object.", code="invalid_response")
     interaction = await get_interaction(workspace_id, interaction_id)
+    await ensure_may_answer(interaction, responder)
     try:
         await append_event(
             workspace_id,
