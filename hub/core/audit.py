@@ -1,4 +1,5 @@
-"""The audit trail: who decided, paired, confirmed, revoked or cancelled what, and when.
+"""The audit trail: who decided, paired, confirmed, revoked or cancelled what, who joined
+which workspace with which role, and when.
 
 It is a view of the event log, not a second store: the log already holds each of these
 facts once, with its actor, the hub's time and its sequence, and is never rewritten — so
@@ -20,8 +21,26 @@ AUDITED_TYPES = (
     "agent.confirmed",
     "agent.revoked",
     "task.cancel_requested",
+    "member.invited",
+    "member.joined",
+    "member.role_changed",
+    "member.removed",
+    "member.invitation_revoked",
 )
-_SUBJECT_KEYS = ("interactionId", "agentId", "name", "via", "respondedBy", "reason")
+_SUBJECT_KEYS = (
+    "interactionId",
+    "agentId",
+    "name",
+    "via",
+    "respondedBy",
+    "reason",
+    "invitationId",
+    "userId",
+    "role",
+    "previousRole",
+    "email",
+    "sentBy",
+)
 
 
 def audit_entry(event: Event) -> dict[str, Any]:

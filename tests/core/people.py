@@ -18,7 +18,9 @@ async def join(workspace_id: str, actor: str, role: Role = Role.MEMBER) -> None:
     user, _ = await User.get_or_create(
         id=user_id, defaults={"email": f"{user_id}@example.com", "display_name": user_id}
     )
-    await Membership.create(id=new_id("membership"), workspace_id=workspace_id, user=user, role=role)
+    await Membership.create(
+        id=new_id("membership"), workspace_id=workspace_id, user=user, role=role
+    )
 
 
 async def revoked_agent(workspace: Workspace) -> Agent:
