@@ -24,10 +24,17 @@ from hub.channels.wording import agent_text, already_decided_text, outcome_text,
 from hub.core.errors import AlreadyDecided, Gone, InvalidInput, NotFound
 from hub.core.models import Membership, User
 from hub.core.notification_models import UsedLink
+from hub.core.permissions import NotAllowedToAnswer, may_answer
 
 blueprint = Blueprint("card_links", __name__, template_folder="templates")
 
-_STATUS = {"link_invalid": 400, "link_expired": 410, "link_used": 410, "link_not_yours": 403}
+_STATUS = {
+    "link_invalid": 400,
+    "link_expired": 410,
+    "link_used": 410,
+    "link_not_yours": 403,
+    "not_allowed_to_answer": 403,
+}
 
 
 class _Refused(Exception):
@@ -97,6 +104,8 @@ async def show(token: str) -> tuple[str, int]:
         return await _problem(_Refused("link_used", language, card))
     if not card.is_pending:
         return await render_template("channels/link_card.html", **_context(card, language)), 200
+    if not await may_answer(link.workspace_id, recipient.user_id):
+        return await _problem(_Refused("not_allowed_to_answer", language, card))
     return await _form(card, language, link), 200
 
 
@@ -123,6 +132,8 @@ async def decide(token: str) -> tuple[str, int]:
         return await _problem(_Refused("link_used", language, card))
     if not card.is_pending:
         return await _already(card, language)
+    if not await may_answer(link.workspace_id, recipient.user_id):
+        return await _problem(_Refused("not_allowed_to_answer", language, card))
     form = await request.form
     response = _response(card, link, form)
     try:
@@ -144,6 +155,9 @@ async def decide(token: str) -> tuple[str, int]:
     except AlreadyDecided:
         fresh = await load_card(card.workspace_id, card.id)
         return await _already(fresh or card, language)
+    except NotAllowedToAnswer:  # made a viewer between the check above and the answer
+        await UsedLink.filter(nonce=link.nonce).delete()
+        return await _problem(_Refused("not_allowed_to_answer", language, card))
     except (Gone, NotFound):
         await UsedLink.filter(nonce=link.nonce).delete()
         fresh = await load_card(card.workspace_id, card.id)

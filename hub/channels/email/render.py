@@ -18,6 +18,7 @@ from jinja2 import Environment, PackageLoader, select_autoescape
 from hub.channels.base import Capabilities, ChannelContext, Recipient
 from hub.channels.cards import Card, Notice
 from hub.channels.i18n import text, when
+from hub.channels.invitations import InvitationMail
 from hub.channels.wording import agent_text, outcome_text, risk_text
 
 _ENV = Environment(
@@ -109,13 +110,43 @@ def notice_message(
     )
 
 
+def invitation_message(invitation: InvitationMail, sender: str) -> EmailMessage:
+    language = invitation.language
+    values = {
+        "invitation": invitation,
+        "lang": language,
+        "t": lambda key, **v: text(language, key, **v),
+        "role": text(language, f"role.{invitation.role}"),
+        "expires": when(invitation.expires_at),
+    }
+    # No account may exist yet: the address is all there is to go on.
+    recipient = Recipient(user_id="", email=invitation.email, display_name="", language=language)
+    return _message(
+        text(
+            language,
+            "invite_subject",
+            inviter=invitation.inviter_name,
+            workspace=invitation.workspace_name,
+        ),
+        sender,
+        recipient,
+        _ENV.get_template("email/invitation.txt").render(values),
+        _ENV.get_template("email/invitation.html").render(values),
+        f"invitation.{invitation.invitation_id}",
+    )
+
+
 def _message(
     subject: str, sender: str, recipient: Recipient, plain: str, html: str, key: str
 ) -> EmailMessage:
     message = EmailMessage()
     message["Subject"] = subject
     message["From"] = sender
-    message["To"] = formataddr((recipient.display_name, recipient.email))
+    message["To"] = (
+        formataddr((recipient.display_name, recipient.email))
+        if recipient.display_name
+        else recipient.email
+    )
     domain = sender.rpartition("@")[2] or "lineup.local"
     # Fixed by what the mail is about, so a resend after a crash is the same message.
     message["Message-ID"] = f"<{key}@{domain}>"

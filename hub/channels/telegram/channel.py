@@ -32,6 +32,7 @@ from hub.core.channel_accounts import account_for_identity
 from hub.core.errors import AlreadyDecided, Gone, HubError, InvalidInput
 from hub.core.events import utcnow
 from hub.core.notification_models import DeliveredCard
+from hub.core.permissions import NotAllowedToAnswer, may_answer
 
 try:
     from telegram import ForceReply, Update
@@ -266,6 +267,9 @@ class TelegramChannel(Channel):
             if card.status == "resolved":
                 return already_decided_text(card, language), True
             return outcome_text(card, language) or "", True
+        if not await may_answer(row.workspace_id, row.user_id):
+            # Sent while they could answer; since made a viewer, or removed.
+            return text(language, "not_allowed_to_answer"), True
         index = int(argument) if argument.isdigit() else -1
         if action in ("o", "c", "t") and not 0 <= index < len(card.options):
             return text(language, "tg.card_gone"), True
@@ -334,8 +338,8 @@ class TelegramChannel(Channel):
             fresh = await load_card(card.workspace_id, card.id) or card
             await self._show_outcome(row, fresh, language)
             return already_decided_text(fresh, language), True
-        except InvalidInput as error:
-            return error.message, True
+        except (InvalidInput, NotAllowedToAnswer) as error:
+            return _refusal(error, language), True
         except (Gone, HubError):
             fresh = await load_card(card.workspace_id, card.id) or card
             await self._show_outcome(row, fresh, language)
@@ -398,6 +402,9 @@ class TelegramChannel(Channel):
             await self._show_outcome(row, fresh, language)
             await message.reply_text(already_decided_text(fresh, language))
             return
+        except NotAllowedToAnswer as refused:
+            await message.reply_text(_refusal(refused, language))
+            return
         except HubError:
             fresh = await load_card(card.workspace_id, card.id) or card
             await self._show_outcome(row, fresh, language)
@@ -407,3 +414,9 @@ class TelegramChannel(Channel):
             chat_id=message.chat_id,
             text=text(language, "recorded", outcome=outcome_text(decided, language) or ""),
         )
+
+
+def _refusal(error: HubError, language: str) -> str:
+    if isinstance(error, NotAllowedToAnswer):
+        return text(language, "not_allowed_to_answer")
+    return error.message
