@@ -21,6 +21,7 @@ from hub.web.api import (
     events,
     inbox,
     interactions,
+    members,
     notification_preferences,
     remote_agents,
     tasks,
@@ -41,6 +42,7 @@ BLUEPRINTS = (
     channel_links.blueprint,
     remote_agents.blueprint,
     audit.blueprint,
+    members.blueprint,
 )
 
 
