@@ -18,6 +18,7 @@ from hub.web.pages import (
     i18n,
     inbox,
     interactions,
+    members,
     security,
     session,
     settings,
@@ -25,7 +26,7 @@ from hub.web.pages import (
 )
 
 pages = Blueprint("pages", __name__)
-for area in (accounts, inbox, conversations, tasks, interactions, agents, settings):
+for area in (accounts, inbox, conversations, tasks, interactions, agents, settings, members):
     pages.register_blueprint(area.blueprint)
 
 
