@@ -35,6 +35,10 @@ async def test_an_owner_invites_by_link_and_manages_the_member(browser) -> None:
     bea_members = f"/w/{ada.workspace_id}/settings/members"
     status, page = await bea.page(bea_members)
     assert status == 200 and "Ada" in page and "Invite someone" not in page
+    status, page = await bea.page(f"/w/{ada.workspace_id}/agents/connect")
+    assert status == 200 and "data-viewer-note" in page  # instead of the pairing form
+    status, page = await bea.page(f"/w/{ada.workspace_id}/conversations")
+    assert status == 200 and "Start a conversation" not in page
     before = await last_sequence(ada.workspace_id)
     for path, form in (
         (f"{bea_members}/invite", {"role": "owner"}),
