@@ -36,8 +36,12 @@ async def may_answer(workspace_id: str, user_id: str) -> bool:
 
 async def ensure_may_answer(interaction: Interaction, responder: str) -> None:
     """Refuse (403 ``not_allowed_to_answer``) unless ``responder`` ("user:<id>") is an
-    owner or member of the interaction's workspace."""
+    owner or member of the interaction's workspace, or the hub itself ("hub:<rule>")."""
     kind, _, user_id = responder.partition(":")
+    if kind == "hub":
+        # The hub itself applying a workspace's rule (say, a default on expiry): no surface
+        # can claim this actor, every person's answer is recorded as "user:<id>".
+        return
     role = await role_in(interaction.workspace_id, user_id) if kind == "user" else None
     if role in ANSWERING_ROLES:
         return
