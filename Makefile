@@ -58,7 +58,7 @@ bench: $(VENV)/.installed
 chromium:
 	test -x /usr/bin/chromium || { apt-get update && apt-get install -y chromium; }
 
-## translations: re-extract the UI's strings, merge them into each catalogue, compile them
+## translations: re-extract the pages' and channels' strings, merge them into each catalogue, compile them
 translations: $(VENV)/.installed
 	$(BIN)/python hub/web/translations/update.py
 

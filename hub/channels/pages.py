@@ -18,13 +18,21 @@ from tortoise.exceptions import IntegrityError
 
 from hub.channels.base import Recipient
 from hub.channels.cards import Card, load_card
-from hub.channels.i18n import text, when
 from hub.channels.links import CardLink, LinkError, address_digest
-from hub.channels.wording import agent_text, already_decided_text, outcome_text, risk_text
+from hub.channels.wording import (
+    agent_text,
+    already_decided_text,
+    not_allowed_to_answer_text,
+    outcome_text,
+    risk_text,
+    when,
+)
 from hub.core.errors import AlreadyDecided, Gone, InvalidInput, NotFound
 from hub.core.models import Membership, User
 from hub.core.notification_models import UsedLink
 from hub.core.permissions import NotAllowedToAnswer, may_answer
+from hub.i18n import gettext as _
+from hub.i18n import language_in_effect, language_tag, speaking
 
 blueprint = Blueprint("card_links", __name__, template_folder="templates")
 
@@ -38,9 +46,26 @@ _STATUS = {
 
 
 class _Refused(Exception):
-    def __init__(self, reason: str, language: str = "en", card: Card | None = None) -> None:
+    """A link that cannot be used. ``language`` is the recipient's once the link names one;
+    before that (a link cut short) the page speaks the browser's language."""
+
+    def __init__(self, reason: str, language: str | None = None, card: Card | None = None) -> None:
         super().__init__(reason)
         self.reason, self.language, self.card = reason, language, card
+
+
+def _reason_text(reason: str) -> str:
+    reasons = {
+        "link_invalid": _(
+            "This link is not valid: it may have been cut short or changed. "
+            "Open the card from the hub instead."
+        ),
+        "link_expired": _("This link has expired. Open the card from the hub instead."),
+        "link_used": _("This link was used already."),
+        "link_not_yours": _("This link was sent to someone else, so it cannot answer for you."),
+        "not_allowed_to_answer": not_allowed_to_answer_text(),
+    }
+    return reasons[reason]
 
 
 async def _open(token: str) -> tuple[CardLink, Recipient, Card]:
@@ -71,24 +96,24 @@ def _context(card: Card, language: str, **extra: Any) -> dict[str, Any]:
     return {
         "card": card,
         "lang": language,
-        "t": lambda key, **values: text(language, key, **values),
-        "risk": risk_text(card, language),
-        "agent": agent_text(card, language),
-        "outcome": outcome_text(card, language),
+        "risk": risk_text(card),
+        "agent": agent_text(card),
+        "outcome": outcome_text(card),
         "expires": when(card.expires_at) if card.expires_at else None,
         **extra,
     }
 
 
 async def _problem(refused: _Refused) -> tuple[str, int]:
-    language = refused.language
-    body = await render_template(
-        "channels/link_problem.html",
-        lang=language,
-        title=text(language, "problem_title"),
-        message=text(language, refused.reason),
-        outcome=outcome_text(refused.card, language) if refused.card else None,
-    )
+    language = refused.language or language_tag(language_in_effect())
+    with speaking(language):
+        body = await render_template(
+            "channels/link_problem.html",
+            lang=language,
+            title=_("This link cannot be used"),
+            message=_reason_text(refused.reason),
+            outcome=outcome_text(refused.card) if refused.card else None,
+        )
     return body, _STATUS.get(refused.reason, 400)
 
 
@@ -102,11 +127,13 @@ async def show(token: str) -> tuple[str, int]:
     language = recipient.language
     if await UsedLink.filter(nonce=link.nonce).exists():
         return await _problem(_Refused("link_used", language, card))
-    if not card.is_pending:
-        return await render_template("channels/link_card.html", **_context(card, language)), 200
-    if not await may_answer(link.workspace_id, recipient.user_id):
-        return await _problem(_Refused("not_allowed_to_answer", language, card))
-    return await _form(card, language, link), 200
+    with speaking(language):
+        if not card.is_pending:
+            page = await render_template("channels/link_card.html", **_context(card, language))
+            return page, 200
+        if not await may_answer(link.workspace_id, recipient.user_id):
+            return await _problem(_Refused("not_allowed_to_answer", language, card))
+        return await _form(card, language, link), 200
 
 
 async def _form(card: Card, language: str, link: CardLink, error: str | None = None) -> str:
@@ -119,14 +146,19 @@ async def _form(card: Card, language: str, link: CardLink, error: str | None = N
 
 @blueprint.route("/a/<token>", methods=["POST"])
 async def decide(token: str) -> tuple[str, int]:
-    from quart import current_app
-
-    from hub.channels.runtime import runtime_of
-
     try:
         link, recipient, card = await _open(token)
     except _Refused as refused:
         return await _problem(refused)
+    with speaking(recipient.language):
+        return await _decide(link, recipient, card)
+
+
+async def _decide(link: CardLink, recipient: Recipient, card: Card) -> tuple[str, int]:
+    from quart import current_app
+
+    from hub.channels.runtime import runtime_of
+
     language = recipient.language
     if await UsedLink.filter(nonce=link.nonce).exists():
         return await _problem(_Refused("link_used", language, card))
@@ -171,7 +203,7 @@ async def decide(token: str) -> tuple[str, int]:
 
 
 async def _already(card: Card, language: str) -> tuple[str, int]:
-    message = already_decided_text(card, language) if card.status == "resolved" else None
+    message = already_decided_text(card) if card.status == "resolved" else None
     body = await render_template(
         "channels/link_card.html", **_context(card, language, already=message)
     )

@@ -34,6 +34,7 @@ _SUBJECT_KEYS = (
     "via",
     "respondedBy",
     "reason",
+    "batchId",
     "invitationId",
     "userId",
     "role",

@@ -25,6 +25,7 @@ PREFIXES = {
     "channel_account": "chac",
     "channel_link_token": "clt",
     "invitation": "inv",
+    "batch": "bat",
 }
 
 

@@ -73,8 +73,12 @@ async def respond_to_interaction(
     responder: str,
     via: str,
     idempotency_key: str | None = None,
+    batch_id: str | None = None,
 ) -> Interaction:
     """Record ``responder``'s answer given on surface ``via``; returns the resolved card.
+
+    ``batch_id`` marks an answer given together with others (``hub.core.batches``); the
+    event carries it so the audit trail shows the answers as one batch.
 
     Raises ``InvalidInput`` (code ``invalid_response``) when the answer does not fit the
     card, ``NotAllowedToAnswer`` (403) when ``responder`` is a viewer or not a member of the
@@ -90,16 +94,19 @@ async def respond_to_interaction(
         raise InvalidInput("The answer must be a JSON object.", code="invalid_response")
     interaction = await get_interaction(workspace_id, interaction_id)
     await ensure_may_answer(interaction, responder)
+    payload: dict[str, Any] = {
+        "interactionId": interaction.id,
+        "response": response,
+        "respondedBy": responder,
+        "via": via,
+    }
+    if batch_id is not None:
+        payload["batchId"] = batch_id
     try:
         await append_event(
             workspace_id,
             "interaction.resolved",
-            {
-                "interactionId": interaction.id,
-                "response": response,
-                "respondedBy": responder,
-                "via": via,
-            },
+            payload,
             actor=responder,
             task_id=interaction.task_id,
             conversation_id=interaction.conversation_id,

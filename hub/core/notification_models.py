@@ -13,6 +13,8 @@ outbox worker delivers it, so replaying the log never touches them.
 * ``DeliveredCard``: one copy of a card sent to one person on one surface, under a short
   opaque id (Telegram's callback data is at most 64 bytes), with the surface's reference to
   it (chat and message id) so it can be edited to the outcome later.
+* ``DeliveredBatch``: one message offering to answer several cards of a task at once
+  ("Approve all (3)"), with the cards it listed — a press decides exactly those.
 * ``UsedLink``: nonces of single-use action links that have decided something.
 """
 
@@ -145,6 +147,28 @@ class DeliveredCard(Model):
         indexes = (("surface", "address", "external_id"),)
 
 
+class DeliveredBatch(Model):
+    id = fields.CharField(max_length=16, primary_key=True)  # short and opaque, like a card's
+    surface = fields.CharField(max_length=40)
+    user: fields.ForeignKeyRelation[Any] = fields.ForeignKeyField(
+        "models.User", related_name="delivered_batches", on_delete=fields.CASCADE
+    )
+    user_id: str
+    workspace_id = fields.CharField(max_length=40)
+    task_id = fields.CharField(max_length=40)
+    interaction_ids: list[str] = fields.JSONField(default=list)
+    address = fields.CharField(max_length=200, default="")
+    external_id = fields.CharField(max_length=200, default="")
+    # A pending confirmation; "replaced" once a newer batch message of the task took over.
+    state: dict[str, Any] = fields.JSONField(default=dict)
+    created_at = fields.DatetimeField()
+    updated_at = fields.DatetimeField()
+
+    class Meta:
+        table = "delivered_batch"
+        indexes = (("surface", "user_id", "task_id"),)
+
+
 class UsedLink(Model):
     nonce = fields.CharField(max_length=40, primary_key=True)
     user_id = fields.CharField(max_length=40)
@@ -161,5 +185,6 @@ NOTIFICATION_MODELS: tuple[type[Model], ...] = (
     ChannelAccount,
     ChannelLinkToken,
     DeliveredCard,
+    DeliveredBatch,
     UsedLink,
 )

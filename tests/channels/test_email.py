@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from email.message import EmailMessage
 
+from hub.core.events import append_event
 from hub.core.models import Event, Interaction, InteractionStatus
 from hub.core.notification_models import Notification, NotificationStatus, UsedLink
 from hub.core.preferences import update_preferences
@@ -112,16 +113,59 @@ async def test_unusable_links_get_a_clear_page_and_change_nothing(make_hub, smtp
         assert (await Interaction.get(id=second)).status == InteractionStatus.PENDING
 
 
-async def test_mails_follow_the_language_of_the_person(make_hub, smtp: SmtpPeer) -> None:
+async def test_mails_and_their_pages_speak_the_language_of_the_person(
+    make_hub, smtp: SmtpPeer
+) -> None:
     async with make_hub(smtp_url=smtp.url) as hub:
         await update_preferences(hub.owner.user.id, {"language": "zh-Hans"})
-        await hub.ask(title="部署到生产环境？", risk="high")
+        interaction_id = await hub.ask(title="部署到生产环境？", risk="high", impact="会重启服务")
         mail = (await eventually(lambda: smtp.to("owner@example.com")))[0]
-        assert "需要你" in str(mail["Subject"])
+        assert str(mail["Subject"]) == "deploy-bot 需要你：部署到生产环境？"
         plain = mail.get_body(preferencelist=("plain",))
-        assert plain is not None and "高风险" in plain.get_content()
-        page = await hub.client.get(links(mail)[0])
-        assert "确认你的回答" in await page.get_data(as_text=True)
+        assert plain is not None
+        text = plain.get_content()
+        assert "deploy-bot 正在等待你的回答。" in text and "⛔ 高风险" in text
+        assert "你能做什么" in text and "会重启服务" in text
+        html = mail.get_body(preferencelist=("html",))
+        assert html is not None and '<html lang="zh-Hans">' in html.get_content()
+        approve, reject = links(mail)
+
+        # The page speaks the recipient's language, whatever the browser prefers.
+        english = {"Accept-Language": "en-GB,en;q=0.9"}
+        page = await (await hub.client.get(approve, headers=english)).get_data(as_text=True)
+        assert '<html lang="zh-Hans">' in page
+        assert "确认你的回答" in page and "你将回答：Approve" in page and "备注（可选）" in page
+        decided = await hub.client.post(approve, form={}, headers=english)
+        assert "通过邮件决定" in await decided.get_data(as_text=True)
+        late = await hub.client.post(reject, form={}, headers=english)
+        assert late.status_code == 409
+        assert "已由 Ada 通过邮件决定" in await late.get_data(as_text=True)
+        used = await hub.client.get(approve, headers=english)
+        assert "此链接已被使用。" in await used.get_data(as_text=True)
+
+        # A link cut short names nobody: its page follows the browser.
+        for browser, words in (("zh-CN,zh;q=0.9", "此链接无效"), ("en", "This link is not valid")):
+            cut = await hub.client.get(approve[:-6], headers={"Accept-Language": browser})
+            assert cut.status_code == 400 and words in await cut.get_data(as_text=True)
+
+        task_id = (await Interaction.get(id=interaction_id)).task_id
+        await append_event(
+            hub.owner.workspace.id,
+            "task.status_changed",
+            {"taskId": task_id, "status": "failed", "error": "disk full"},
+            actor=f"agent:{hub.agent.id}",
+        )
+
+        def failure_mail() -> EmailMessage | None:
+            mails = smtp.to("owner@example.com")
+            return next((m for m in mails if "任务失败" in str(m["Subject"])), None)
+
+        told = await eventually(failure_mail)
+        assert str(told["Subject"]) == "任务失败：Ship the release"
+        body = told.get_body(preferencelist=("plain",))
+        assert body is not None
+        assert "deploy-bot 的任务“Ship the release”失败了。" in body.get_content()
+        assert "原因：disk full" in body.get_content() and "打开任务" in body.get_content()
 
 
 async def test_without_smtp_mails_are_files_listed_for_the_developer(make_hub) -> None:

@@ -3,7 +3,7 @@ removed member, and nothing waiting is sent to them any more."""
 
 from __future__ import annotations
 
-from hub.channels.i18n import text
+from hub.channels.wording import not_allowed_to_answer_text
 from hub.core.events import last_sequence
 from hub.core.invitations import accept, invite
 from hub.core.members import change_role, remove_member
@@ -40,7 +40,7 @@ async def test_a_viewers_mail_links_and_queued_cards_stop_answering(
         for method in ("GET", "POST"):
             page = await hub.client.open(approve, method=method, form={})
             assert page.status_code == 403, method
-            assert text("en", "not_allowed_to_answer") in await page.get_data(as_text=True)
+            assert not_allowed_to_answer_text() in await page.get_data(as_text=True)
         assert (await last_sequence(ws), await UsedLink.all().count()) == before
         assert (await Interaction.get(id=interaction_id)).status == InteractionStatus.PENDING
         # The same card, had it still been waiting in the outbox, is not sent to her now.

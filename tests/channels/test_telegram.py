@@ -12,6 +12,13 @@ from tests.channels.conftest import eventually
 from tests.channels.peers import BotApiPeer
 
 ADA = 4242
+CHECKS = {
+    "type": "choice",
+    "title": "Which checks?",
+    "multiple": True,
+    "minSelections": 1,
+    "options": [{"id": "lint", "label": "Lint"}, {"id": "unit", "label": "Unit tests"}],
+}
 
 
 async def test_a_high_risk_approval_needs_a_confirming_tap(make_hub, bot_api: BotApiPeer) -> None:
@@ -166,15 +173,40 @@ async def test_with_a_webhook_secret_telegram_pushes_updates(make_hub, bot_api: 
         assert set(statuses) == {200}
 
 
-async def test_messages_follow_the_language_of_the_person(make_hub, bot_api: BotApiPeer) -> None:
+async def test_messages_speak_the_language_of_the_person(make_hub, bot_api: BotApiPeer) -> None:
     async with make_hub(telegram_bot_token=bot_api.token, telegram_api_url=bot_api.url) as hub:
         await update_preferences(hub.owner.user.id, {"language": "zh-Hans"})
         await hub.link_telegram(hub.owner, bot_api, ADA)
-        await hub.ask(title="上线新版本？", risk="high", impact="会重启服务")
+        assert any(m.text.startswith("已关联。") for m in bot_api.chat(ADA))
+        interaction_id = await hub.ask(title="上线新版本？", risk="high", impact="会重启服务")
         card = await telegram_card(bot_api, ADA, "上线新版本？")
-        assert "高风险" in card.text and "影响" in card.text
+        assert "deploy-bot · 任务: Ship the release" in card.text
+        assert "⛔ 高风险" in card.text and "影响是什么" in card.text
+
+        stranger = bot_api.press(9999, card, card.button("Approve")["callback_data"])
+        assert (await eventually(lambda: bot_api.answers.get(stranger)))["text"] == (
+            "这张卡片是给其他人的。"
+        )
+        assert (await press(bot_api, ADA, card, "Approve"))["text"] == "请再点一次以确认。"
+        assert (await press(bot_api, ADA, card, "↩️ 取消"))["text"] == "未回答。"
         await press(bot_api, ADA, card, "Approve")
-        assert card.button("确认")
-        answer = await press(bot_api, ADA, card, "确认")
-        assert answer["text"].startswith("谢谢")
-        assert "通过Telegram决定" in card.text
+        answer = await press(bot_api, ADA, card, "✅ 确认：Approve")
+        assert answer["text"].startswith("谢谢——已记录：Approve — 由 Ada 通过Telegram决定")
+        assert "通过Telegram决定" in card.text and card.buttons() == []
+
+        await hub.ask(**CHECKS)
+        multi = await telegram_card(bot_api, ADA, CHECKS["title"])
+        assert "勾选选项，然后点“提交”。" in multi.text and multi.button("提交（0）")
+
+        task_id = (await Interaction.get(id=interaction_id)).task_id
+        await append_event(
+            hub.owner.workspace.id,
+            "task.status_changed",
+            {"taskId": task_id, "status": "failed", "error": "disk full"},
+            actor=f"agent:{hub.agent.id}",
+        )
+        told = await eventually(
+            lambda: next((m for m in bot_api.chat(ADA) if "失败了" in m.text), None)
+        )
+        assert "deploy-bot 的任务“Ship the release”失败了。" in told.text
+        assert "原因：disk full" in told.text and "打开任务" in told.text

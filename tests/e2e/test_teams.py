@@ -17,7 +17,7 @@ from typing import Any
 import httpx
 import pytest
 
-from hub.channels.i18n import text
+from hub.channels.wording import not_allowed_to_answer_text
 from hub.core.channel_accounts import create_link_token
 from hub.core.models import Interaction, InteractionStatus, User
 from hub.core.notification_models import Notification, NotificationKind
@@ -140,7 +140,7 @@ async def test_a_team_joins_by_link_and_mail_and_only_those_who_may_answer_do(
         # Mia becomes a viewer: the button she already has no longer answers.
         await hub.api("POST", f"/members/{mia_id}/role", {"role": "viewer"})
         answer = await press(bot_api, MIA_CHAT, message, "Approve")
-        assert answer["text"] == text("en", "not_allowed_to_answer")[:200]
+        assert answer["text"] == not_allowed_to_answer_text()[:200]
 
         # Vic, a viewer, sees the card without buttons; the form and the API refuse him.
         page = f"/w/{hub.workspace_id}/interactions/{card.id}"

@@ -3,7 +3,7 @@
 Structure follows spec §7.3 (why → impact → what you can do → details); risk is a word and
 an icon. Every option is its own signed link (``ChannelContext.card_link``); cards answered
 with text or several ticks get one link to a form. Agent text is escaped, never trusted as
-markup.
+markup. Each mail is rendered in its recipient's language.
 """
 
 from __future__ import annotations
@@ -17,9 +17,10 @@ from jinja2 import Environment, PackageLoader, select_autoescape
 
 from hub.channels.base import Capabilities, ChannelContext, Recipient
 from hub.channels.cards import Card, Notice
-from hub.channels.i18n import text, when
 from hub.channels.invitations import InvitationMail
-from hub.channels.wording import agent_text, outcome_text, risk_text
+from hub.channels.wording import agent_text, outcome_text, risk_text, when
+from hub.i18n import gettext as _
+from hub.i18n import install_gettext, speaking
 
 _ENV = Environment(
     loader=PackageLoader("hub.channels.email", "templates"),
@@ -27,6 +28,7 @@ _ENV = Environment(
     trim_blocks=True,
     lstrip_blocks=True,
 )
+install_gettext(_ENV)
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,7 +43,6 @@ def card_actions(
 ) -> tuple[list[ActionLink], str | None]:
     """Per-option links, or one link to the form; plus a link to the full card when the
     mail cannot carry it all (never a partial set of answers)."""
-    language = recipient.language
 
     def link(option_id: str | None = None) -> str:
         return context.card_link(card, recipient, via="email", option_id=option_id)
@@ -49,20 +50,18 @@ def card_actions(
     if not capabilities.can_render(card):
         return [], link()
     if card.takes_text or card.multiple:
-        return [ActionLink(text(language, "answer"), link())], None
+        return [ActionLink(_("Answer"), link())], None
     actions = [ActionLink(o.label, link(o.id), o.description) for o in card.options]
     return actions, None
 
 
 def _values(card: Card, recipient: Recipient, **extra: Any) -> dict[str, Any]:
-    language = recipient.language
     return {
         "card": card,
-        "lang": language,
-        "t": lambda key, **values: text(language, key, **values),
-        "risk": risk_text(card, language),
-        "agent": agent_text(card, language),
-        "outcome": outcome_text(card, language),
+        "lang": recipient.language,
+        "risk": risk_text(card),
+        "agent": agent_text(card),
+        "outcome": outcome_text(card),
         "expires": when(card.expires_at) if card.expires_at else None,
         "recipient": recipient,
         **extra,
@@ -76,64 +75,72 @@ def card_message(
     capabilities: Capabilities,
     sender: str,
 ) -> EmailMessage:
-    actions, web_link = card_actions(card, recipient, context, capabilities)
-    values = _values(card, recipient, actions=actions, web_link=web_link)
-    subject = text(recipient.language, "waiting_subject", agent=values["agent"], title=card.title)
-    return _message(
-        subject,
-        sender,
-        recipient,
-        _ENV.get_template("email/card.txt").render(values),
-        _ENV.get_template("email/card.html").render(values),
-        f"card.{card.id}.{recipient.user_id}",
-    )
+    with speaking(recipient.language):
+        actions, web_link = card_actions(card, recipient, context, capabilities)
+        values = _values(card, recipient, actions=actions, web_link=web_link)
+        return _message(
+            _("%(agent)s needs you: %(title)s", agent=values["agent"], title=card.title),
+            sender,
+            recipient,
+            _ENV.get_template("email/card.txt").render(values),
+            _ENV.get_template("email/card.html").render(values),
+            f"card.{card.id}.{recipient.user_id}",
+        )
 
 
 def notice_message(
     notice: Notice, recipient: Recipient, sender: str, task_url: str
 ) -> EmailMessage:
-    language = recipient.language
-    values = {
-        "notice": notice,
-        "lang": language,
-        "t": lambda key, **v: text(language, key, **v),
-        "agent": notice.agent_name or text(language, "someone"),
-        "task_url": task_url,
+    with speaking(recipient.language):
+        values = {
+            "notice": notice,
+            "lang": recipient.language,
+            "agent": notice.agent_name or _("An agent"),
+            "task_url": task_url,
+        }
+        return _message(
+            _("Task failed: %(title)s", title=notice.task_title),
+            sender,
+            recipient,
+            _ENV.get_template("email/notice.txt").render(values),
+            _ENV.get_template("email/notice.html").render(values),
+            f"{notice.kind}.{notice.task_id}.{recipient.user_id}",
+        )
+
+
+def role_text(role: str) -> str:
+    names = {
+        "owner": _("an owner"),
+        "member": _("a member"),
+        "viewer": _("a viewer (can read, not answer)"),
     }
-    return _message(
-        text(language, "failed_subject", title=notice.task_title),
-        sender,
-        recipient,
-        _ENV.get_template("email/notice.txt").render(values),
-        _ENV.get_template("email/notice.html").render(values),
-        f"{notice.kind}.{notice.task_id}.{recipient.user_id}",
-    )
+    return names[role]
 
 
 def invitation_message(invitation: InvitationMail, sender: str) -> EmailMessage:
-    language = invitation.language
-    values = {
-        "invitation": invitation,
-        "lang": language,
-        "t": lambda key, **v: text(language, key, **v),
-        "role": text(language, f"role.{invitation.role}"),
-        "expires": when(invitation.expires_at),
-    }
     # No account may exist yet: the address is all there is to go on.
-    recipient = Recipient(user_id="", email=invitation.email, display_name="", language=language)
-    return _message(
-        text(
-            language,
-            "invite_subject",
-            inviter=invitation.inviter_name,
-            workspace=invitation.workspace_name,
-        ),
-        sender,
-        recipient,
-        _ENV.get_template("email/invitation.txt").render(values),
-        _ENV.get_template("email/invitation.html").render(values),
-        f"invitation.{invitation.invitation_id}",
+    recipient = Recipient(
+        user_id="", email=invitation.email, display_name="", language=invitation.language
     )
+    with speaking(invitation.language):
+        values = {
+            "invitation": invitation,
+            "lang": invitation.language,
+            "role": role_text(invitation.role),
+            "expires": when(invitation.expires_at),
+        }
+        return _message(
+            _(
+                "%(inviter)s invited you to %(workspace)s on LineUp Hub",
+                inviter=invitation.inviter_name,
+                workspace=invitation.workspace_name,
+            ),
+            sender,
+            recipient,
+            _ENV.get_template("email/invitation.txt").render(values),
+            _ENV.get_template("email/invitation.html").render(values),
+            f"invitation.{invitation.invitation_id}",
+        )
 
 
 def _message(

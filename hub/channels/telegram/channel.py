@@ -8,7 +8,8 @@ Transport apart from dispatch: python-telegram-bot's ``Updater`` long-polls the 
 Rules every handler keeps: a press is always answered (``answerCallbackQuery``), even when
 refused; only the Telegram user linked to the person the card was sent to may answer it
 (checked against ``ChannelAccount`` on every press); a decided card's message is edited to
-the outcome, here at once and on every other surface through the outbox's update.
+the outcome, here at once and on every other surface through the outbox's update. Every
+message speaks the language of the person the card was sent to.
 """
 
 from __future__ import annotations
@@ -23,16 +24,18 @@ from quart import Blueprint, request
 
 from hub.channels.base import Capabilities, Channel, ChannelContext, DeliveryRefused, Recipient
 from hub.channels.cards import Card, Notice, load_card
-from hub.channels.i18n import text
 from hub.channels.registry import MissingExtra
+from hub.channels.telegram import batches
 from hub.channels.telegram.linking import link_sender
-from hub.channels.wording import already_decided_text, outcome_text
+from hub.channels.wording import already_decided_text, not_allowed_to_answer_text, outcome_text
 from hub.config import Settings
 from hub.core.channel_accounts import account_for_identity
 from hub.core.errors import AlreadyDecided, Gone, HubError, InvalidInput
 from hub.core.events import utcnow
 from hub.core.notification_models import DeliveredCard
 from hub.core.permissions import NotAllowedToAnswer, may_answer
+from hub.i18n import gettext as _
+from hub.i18n import speaking
 
 try:
     from telegram import ForceReply, Update
@@ -84,6 +87,7 @@ class TelegramChannel(Channel):
         self.application: Application[Any, Any, Any, Any, Any, Any] = builder.build()
         self.application.add_handler(CommandHandler("start", link_sender))
         self.application.add_handler(CallbackQueryHandler(self._on_press))
+        self.batches = batches.BatchMessages(self.application.bot, context)
         self.application.add_handler(
             MessageHandler(filters.REPLY & filters.TEXT & ~filters.COMMAND, self._on_reply)
         )
@@ -156,12 +160,14 @@ class TelegramChannel(Channel):
     async def deliver_card(self, recipient: Recipient, card: Card) -> None:
         row = await self._row_for(recipient, card)
         if row.external_id:  # sent already (a retry after the send went through)
+            await self.batches.offer(recipient, card)
             return
         web_link = None
-        body, native = card_text(card, recipient.language, self.capabilities)
-        if not native:
-            web_link = self.context.card_link(card, recipient, via="web")
-        markup = card_keyboard(card, row.id, row.state, recipient.language, web_link)
+        with speaking(recipient.language):
+            body, native = card_text(card, self.capabilities)
+            if not native:
+                web_link = self.context.card_link(card, recipient, via="web")
+            markup = card_keyboard(card, row.id, row.state, web_link)
         try:
             message = await self.bot.send_message(
                 chat_id=recipient_chat(recipient),
@@ -176,6 +182,7 @@ class TelegramChannel(Channel):
         await DeliveredCard.filter(id=row.id).update(
             address=str(message.chat_id), external_id=str(message.message_id), updated_at=utcnow()
         )
+        await self.batches.offer(recipient, card)
 
     async def update_card(self, recipient: Recipient, card: Card) -> None:
         row = await DeliveredCard.filter(
@@ -183,15 +190,19 @@ class TelegramChannel(Channel):
         ).first()
         if row is None or not row.external_id:
             return
-        await self._show_outcome(row, card, recipient.language)
+        with speaking(recipient.language):
+            await self._show_outcome(row, card)
+        await self.batches.refresh(recipient, card)
 
     async def notify(self, recipient: Recipient, notice: Notice) -> None:
         base = self.context.settings.resolved_public_url
         url = f"{base}/w/{notice.workspace_id}/tasks/{notice.task_id}"
+        with speaking(recipient.language):
+            body = notice_text(notice, url)
         try:
             await self.bot.send_message(
                 chat_id=recipient_chat(recipient),
-                text=notice_text(notice, recipient.language, url),
+                text=body,
                 parse_mode="HTML",
                 disable_web_page_preview=True,
             )
@@ -216,8 +227,8 @@ class TelegramChannel(Channel):
             )
         return row
 
-    async def _show_outcome(self, row: DeliveredCard, card: Card, language: str) -> None:
-        body, _ = card_text(card, language, self.capabilities)
+    async def _show_outcome(self, row: DeliveredCard, card: Card) -> None:
+        body, _native = card_text(card, self.capabilities)
         try:
             await self.bot.edit_message_text(
                 text=body,
@@ -241,71 +252,78 @@ class TelegramChannel(Channel):
             answer = await self._handle_press(query, str(query.data or ""))
         except Exception:
             logger.exception("handling a Telegram button press failed")
-            answer = (text("en", "tg.card_gone"), True)
+            answer = (_("This card is no longer here."), True)
         with contextlib.suppress(Exception):
             await query.answer(answer[0][:200], show_alert=answer[1])
 
     async def _handle_press(self, query: Any, data: str) -> tuple[str, bool]:
-        short_id, _, rest = data.partition(":")
-        action, _, argument = rest.partition(":")
+        if data.startswith(batches.PREFIX):
+            return await self.batches.on_press(query, data)
+        short_id, _colon, rest = data.partition(":")
         row = await DeliveredCard.filter(id=short_id, surface=SURFACE).first()
         if row is None:
-            return text("en", "tg.card_gone"), True
+            return _("This card is no longer here."), True
         if query.message is not None and not row.external_id:
             # Pressed before the delivery finished recording where the message is.
             row.address, row.external_id = str(query.message.chat_id), str(query.message.message_id)
         recipient = await self.context.recipient(row.user_id, SURFACE)
-        language = recipient.language
+        with speaking(recipient.language):
+            return await self._act_on_press(query, row, recipient, rest)
+
+    async def _act_on_press(
+        self, query: Any, row: DeliveredCard, recipient: Recipient, rest: str
+    ) -> tuple[str, bool]:
+        action, _colon, argument = rest.partition(":")
         account = await account_for_identity(SURFACE, str(query.from_user.id))
         if account is None or account.user_id != row.user_id:
-            return text(language, "tg.not_yours"), True
+            return _("This card is for someone else."), True
         card = await load_card(row.workspace_id, row.interaction_id)
         if card is None:
-            return text(language, "tg.card_gone"), True
+            return _("This card is no longer here."), True
         if not card.is_pending:
-            await self._show_outcome(row, card, language)
+            await self._show_outcome(row, card)
             if card.status == "resolved":
-                return already_decided_text(card, language), True
-            return outcome_text(card, language) or "", True
+                return already_decided_text(card), True
+            return outcome_text(card) or "", True
         if not await may_answer(row.workspace_id, row.user_id):
             # Sent while they could answer; since made a viewer, or removed.
-            return text(language, "not_allowed_to_answer"), True
+            return not_allowed_to_answer_text(), True
         index = int(argument) if argument.isdigit() else -1
         if action in ("o", "c", "t") and not 0 <= index < len(card.options):
-            return text(language, "tg.card_gone"), True
+            return _("This card is no longer here."), True
         if action == "o":
             option = card.options[index]
             if card.type.value == "review" and option.id == REQUEST_CHANGES:
                 return await self._ask_comment(row, card, recipient, option.id)
             if card.is_high_risk:
                 row.state = {**row.state, "confirm": index}
-                await self._redraw(row, card, language)
-                return text(language, "tg.confirm_first"), False
+                await self._redraw(row, card)
+                return _("Tap again to confirm."), False
             return await self._decide(row, card, recipient, {"optionId": option.id})
         if action == "c":
             if row.state.get("confirm") != index:
-                return text(language, "tg.confirm_first"), True
+                return _("Tap again to confirm."), True
             return await self._decide(row, card, recipient, {"optionId": card.options[index].id})
         if action == "x":
             row.state = {k: v for k, v in row.state.items() if k != "confirm"}
-            await self._redraw(row, card, language)
-            return text(language, "tg.cancelled"), False
+            await self._redraw(row, card)
+            return _("Not answered."), False
         if action == "t":
             ticked = set(row.state.get("ticked") or [])
             ticked ^= {index}
             row.state = {**row.state, "ticked": sorted(ticked)}
-            await self._redraw(row, card, language)
-            return text(language, "tg.ticked", count=len(ticked)), False
+            await self._redraw(row, card)
+            return _("Ticked: %(count)s", count=len(ticked)), False
         if action == "s":
             ticked = set(row.state.get("ticked") or [])
             ids = [o.id for i, o in enumerate(card.options) if i in ticked]
             return await self._decide(row, card, recipient, {"optionIds": ids})
-        return text(language, "tg.card_gone"), True
+        return _("This card is no longer here."), True
 
-    async def _redraw(self, row: DeliveredCard, card: Card, language: str) -> None:
+    async def _redraw(self, row: DeliveredCard, card: Card) -> None:
         row.updated_at = utcnow()
         await row.save(update_fields=["state", "updated_at"])
-        markup = card_keyboard(card, row.id, row.state, language, None)
+        markup = card_keyboard(card, row.id, row.state, None)
         try:
             await self.bot.edit_message_reply_markup(
                 chat_id=int(row.address), message_id=int(row.external_id), reply_markup=markup
@@ -319,33 +337,34 @@ class TelegramChannel(Channel):
     ) -> tuple[str, bool]:
         prompt = await self.bot.send_message(
             chat_id=int(row.address),
-            text=text(recipient.language, "tg.comment_prompt"),
+            text=_("Reply to this message with what should change."),
             reply_to_message_id=int(row.external_id),
             reply_markup=ForceReply(selective=True),
         )
         row.state = {**row.state, "prompt": prompt.message_id, "option": option_id}
         row.updated_at = utcnow()
         await row.save(update_fields=["state", "updated_at"])
-        return text(recipient.language, "tg.comment_prompt"), False
+        return _("Reply to this message with what should change."), False
 
     async def _decide(
         self, row: DeliveredCard, card: Card, recipient: Recipient, response: dict[str, Any]
     ) -> tuple[str, bool]:
-        language = recipient.language
         try:
             decided = await self.context.respond(card, recipient, response, via=SURFACE)
         except AlreadyDecided:
             fresh = await load_card(card.workspace_id, card.id) or card
-            await self._show_outcome(row, fresh, language)
-            return already_decided_text(fresh, language), True
-        except (InvalidInput, NotAllowedToAnswer) as error:
-            return _refusal(error, language), True
+            await self._show_outcome(row, fresh)
+            return already_decided_text(fresh), True
+        except InvalidInput as error:
+            return error.message, True
+        except NotAllowedToAnswer:
+            return not_allowed_to_answer_text(), True
         except (Gone, HubError):
             fresh = await load_card(card.workspace_id, card.id) or card
-            await self._show_outcome(row, fresh, language)
-            return outcome_text(fresh, language) or text(language, "tg.card_gone"), True
-        await self._show_outcome(row, decided, language)
-        return text(language, "recorded", outcome=outcome_text(decided, language) or ""), False
+            await self._show_outcome(row, fresh)
+            return outcome_text(fresh) or _("This card is no longer here."), True
+        await self._show_outcome(row, decided)
+        return _("Thank you — recorded: %(outcome)s.", outcome=outcome_text(decided) or ""), False
 
     async def _on_reply(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
         message, sender = update.effective_message, update.effective_user
@@ -368,16 +387,21 @@ class TelegramChannel(Channel):
         if row is None:
             return
         recipient = await self.context.recipient(row.user_id, SURFACE)
-        language = recipient.language
         card = await load_card(row.workspace_id, row.interaction_id)
         if card is None:
             return
+        with speaking(recipient.language):
+            await self._answer_reply(message, row, recipient, card)
+
+    async def _answer_reply(
+        self, message: Any, row: DeliveredCard, recipient: Recipient, card: Card
+    ) -> None:
         if card.takes_text and card.input is not None and card.input.sensitive:
             # The secret should not sit in the chat history longer than it takes to read it.
             with contextlib.suppress(Exception):
                 await message.delete()
         if not card.is_pending:
-            await message.reply_text(outcome_text(card, language) or "")
+            await message.reply_text(outcome_text(card) or "")
             return
         if card.takes_text:
             response: dict[str, Any] = {"text": message.text or ""}
@@ -390,7 +414,10 @@ class TelegramChannel(Channel):
         except InvalidInput as error:
             retry = await self.bot.send_message(
                 chat_id=message.chat_id,
-                text=text(language, "tg.retry_input", problem=error.message),
+                text=_(
+                    "That doesn't fit: %(problem)s Reply to this message again.",
+                    problem=error.message,
+                ),
                 reply_markup=ForceReply(selective=True),
             )
             row.state = {**row.state, "prompt": retry.message_id}
@@ -399,24 +426,18 @@ class TelegramChannel(Channel):
             return
         except AlreadyDecided:
             fresh = await load_card(card.workspace_id, card.id) or card
-            await self._show_outcome(row, fresh, language)
-            await message.reply_text(already_decided_text(fresh, language))
+            await self._show_outcome(row, fresh)
+            await message.reply_text(already_decided_text(fresh))
             return
-        except NotAllowedToAnswer as refused:
-            await message.reply_text(_refusal(refused, language))
+        except NotAllowedToAnswer:
+            await message.reply_text(not_allowed_to_answer_text())
             return
         except HubError:
             fresh = await load_card(card.workspace_id, card.id) or card
-            await self._show_outcome(row, fresh, language)
+            await self._show_outcome(row, fresh)
             return
-        await self._show_outcome(row, decided, language)
+        await self._show_outcome(row, decided)
         await self.bot.send_message(
             chat_id=message.chat_id,
-            text=text(language, "recorded", outcome=outcome_text(decided, language) or ""),
+            text=_("Thank you — recorded: %(outcome)s.", outcome=outcome_text(decided) or ""),
         )
-
-
-def _refusal(error: HubError, language: str) -> str:
-    if isinstance(error, NotAllowedToAnswer):
-        return text(language, "not_allowed_to_answer")
-    return error.message

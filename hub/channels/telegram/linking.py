@@ -2,6 +2,7 @@
 
 The token comes from a one-time deep link the person created while signed in to the hub
 (``ChannelRuntime.link_account``); the chat it arrives from becomes where their cards go.
+Until the sender is known to the hub, replies follow the language of their Telegram app.
 """
 
 from __future__ import annotations
@@ -9,10 +10,11 @@ from __future__ import annotations
 from telegram import Update
 from telegram.ext import ContextTypes
 
-from hub.channels.i18n import text
 from hub.core.channel_accounts import redeem_link_token
 from hub.core.errors import Gone
 from hub.core.preferences import settings_for
+from hub.i18n import gettext as _
+from hub.i18n import speaking
 
 SURFACE = "telegram"
 
@@ -23,7 +25,9 @@ async def link_sender(update: Update, context: ContextTypes.DEFAULT_TYPE) -> Non
         return
     language = "zh-Hans" if (sender.language_code or "").startswith("zh") else "en"
     if not context.args:
-        await message.reply_text(text(language, "tg.hello"))
+        with speaking(language):
+            hello = _("Hello! Link this chat from LineUp Hub: Settings → Telegram.")
+        await message.reply_text(hello)
         return
     try:
         account = await redeem_link_token(
@@ -34,7 +38,10 @@ async def link_sender(update: Update, context: ContextTypes.DEFAULT_TYPE) -> Non
             display_name=sender.full_name,
         )
     except Gone:
-        await message.reply_text(text(language, "tg.link_invalid"))
+        with speaking(language):
+            invalid = _("This link is invalid or expired: create a new one in Settings.")
+        await message.reply_text(invalid)
         return
-    language = (await settings_for(account.user_id)).language or language
-    await message.reply_text(text(language, "tg.linked"))
+    with speaking((await settings_for(account.user_id)).language or language):
+        linked = _("Linked. Cards from LineUp Hub will come to this chat.")
+    await message.reply_text(linked)

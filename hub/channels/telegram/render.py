@@ -8,6 +8,11 @@ ids are, and meaningless without the server-side row it names:
   "request changes" first asks for a comment by forced reply)
 * ``c:n`` confirm option n, ``x`` take the pending confirmation back
 * ``t:n`` tick/untick option n of a multi-select, ``s`` submit the ticks
+
+A message answering several cards at once has its own ``batch:`` data
+(``hub.channels.telegram.batches``).
+
+Everything here speaks the language in effect: the channel sets it to the recipient's.
 """
 
 from __future__ import annotations
@@ -19,8 +24,8 @@ from telegram import ForceReply, InlineKeyboardButton, InlineKeyboardMarkup
 
 from hub.channels.base import Capabilities, Recipient
 from hub.channels.cards import Card, Notice
-from hub.channels.i18n import text, when
-from hub.channels.wording import agent_text, outcome_text, risk_text
+from hub.channels.wording import agent_text, outcome_text, risk_text, when
+from hub.i18n import gettext as _
 
 MAX_MESSAGE_CHARS = 4096
 REQUEST_CHANGES = "request_changes"
@@ -30,54 +35,62 @@ def _e(value: str) -> str:
     return html.escape(value, quote=False)
 
 
-def _header(card: Card, language: str) -> list[str]:
+def _header(card: Card) -> list[str]:
     lines = [f"<b>{_e(card.title)}</b>"]
-    about = agent_text(card, language)
+    about = agent_text(card)
     if card.task_title:
-        about += f" · {text(language, 'task')}: {card.task_title}"
+        about += f" · {_('Task')}: {card.task_title}"
     lines.append(_e(about))
-    risk = risk_text(card, language)
+    risk = risk_text(card)
     if risk:
         lines.append(f"<b>{_e(risk)}</b>")
     return lines
 
 
-def card_text(card: Card, language: str, capabilities: Capabilities) -> tuple[str, bool]:
+def card_text(card: Card, capabilities: Capabilities) -> tuple[str, bool]:
     """The message text and whether the card fits natively (else it links to the web)."""
-    lines = _header(card, language)
+    lines = _header(card)
     if not card.is_pending:
-        lines += ["", _e(outcome_text(card, language) or "")]
+        lines += ["", _e(outcome_text(card) or "")]
         return "\n".join(lines), True
     full = list(lines)
-    for key, value in (("why", card.why), ("impact", card.impact)):
+    for heading, value in ((_("Why you are needed"), card.why), (_("Impact"), card.impact)):
         if value:
-            full += ["", f"<b>{_e(text(language, key))}</b>", _e(value)]
+            full += ["", f"<b>{_e(heading)}</b>", _e(value)]
     if card.content:
         full += [
             "",
-            f"<b>{_e(text(language, 'review_content'))}</b>",
+            f"<b>{_e(_('What to review'))}</b>",
             f"<pre>{_e(card.content)}</pre>",
         ]
     if card.content_url:
         full += [_e(card.content_url)]
     if card.multiple:
-        full += ["", _e(text(language, "tg.toggle_hint"))]
+        full += ["", _e(_("Tick the options, then Submit."))]
     if card.takes_text:
-        full += ["", _e(text(language, "tg.reply_prompt"))]
+        full += ["", _e(_("Reply to this message with your answer."))]
     if card.expires_at:
-        full += ["", _e(text(language, "expires", when=when(card.expires_at)))]
+        full += ["", _e(_("Answer before %(when)s.", when=when(card.expires_at)))]
     if card.details:
         pairs = "\n".join(f"{_e(str(k))}: {_e(str(v))}" for k, v in card.details.items())
         full += [
             "",
-            f"<b>{_e(text(language, 'details'))}</b>",
+            f"<b>{_e(_('Details'))}</b>",
             f"<blockquote expandable>{pairs}</blockquote>",
         ]
     rendered = "\n".join(full)
     if capabilities.can_render(card) and len(rendered) <= MAX_MESSAGE_CHARS:
         return rendered, True
     # Too much for one message: say so and link to the whole card, never show part of it.
-    return "\n".join([*lines, "", _e(text(language, "open_full"))]), False
+    return "\n".join(
+        [
+            *lines,
+            "",
+            _e(
+                _("The content is too long to show here: open it on the web to read it and answer.")
+            ),
+        ]
+    ), False
 
 
 def _button(label: str, data: str) -> InlineKeyboardButton:
@@ -85,14 +98,14 @@ def _button(label: str, data: str) -> InlineKeyboardButton:
 
 
 def card_keyboard(
-    card: Card, short_id: str, state: dict[str, Any], language: str, web_link: str | None
+    card: Card, short_id: str, state: dict[str, Any], web_link: str | None
 ) -> InlineKeyboardMarkup | ForceReply | None:
     """The controls for the card's current state; None once it is decided."""
     if not card.is_pending:
         return None
     if web_link is not None:
         return InlineKeyboardMarkup(
-            [[InlineKeyboardButton(text(language, "open_card"), url=web_link)]]
+            [[InlineKeyboardButton(_("Open the card on the web"), url=web_link)]]
         )
     if card.takes_text:
         return ForceReply(input_field_placeholder=(card.input.placeholder if card.input else None))
@@ -101,12 +114,8 @@ def card_keyboard(
         label = card.options[confirming].label
         return InlineKeyboardMarkup(
             [
-                [
-                    _button(
-                        text(language, "tg.confirm_yes", label=label), f"{short_id}:c:{confirming}"
-                    )
-                ],
-                [_button(text(language, "tg.cancel"), f"{short_id}:x")],
+                [_button(_("✅ Yes: %(label)s", label=label), f"{short_id}:c:{confirming}")],
+                [_button(_("↩️ Cancel"), f"{short_id}:x")],
             ]
         )
     if card.multiple:
@@ -115,19 +124,14 @@ def card_keyboard(
             [_button(("☑️ " if i in ticked else "⬜ ") + o.label, f"{short_id}:t:{i}")]
             for i, o in enumerate(card.options)
         ]
-        rows.append(
-            [_button(text(language, "tg.submit_count", count=len(ticked)), f"{short_id}:s")]
-        )
+        rows.append([_button(_("Submit (%(count)s)", count=len(ticked)), f"{short_id}:s")])
         return InlineKeyboardMarkup(rows)
     return InlineKeyboardMarkup(
-        [
-            [_button(_option_label(card, i, language), f"{short_id}:o:{i}")]
-            for i in range(len(card.options))
-        ]
+        [[_button(_option_label(card, i), f"{short_id}:o:{i}")] for i in range(len(card.options))]
     )
 
 
-def _option_label(card: Card, index: int, language: str) -> str:
+def _option_label(card: Card, index: int) -> str:
     option = card.options[index]
     label = option.label
     if option.style == "primary" or option.recommended:
@@ -137,12 +141,13 @@ def _option_label(card: Card, index: int, language: str) -> str:
     return label
 
 
-def notice_text(notice: Notice, language: str, task_url: str) -> str:
-    agent = notice.agent_name or text(language, "someone")
-    lines = [f"<b>✖ {_e(text(language, 'failed_body', title=notice.task_title, agent=agent))}</b>"]
+def notice_text(notice: Notice, task_url: str) -> str:
+    agent = notice.agent_name or _("An agent")
+    failed = _("The task “%(title)s” by %(agent)s failed.", title=notice.task_title, agent=agent)
+    lines = [f"<b>✖ {_e(failed)}</b>"]
     if notice.error:
-        lines.append(_e(text(language, "failed_reason", error=notice.error)))
-    lines.append(f'<a href="{_e(task_url)}">{_e(text(language, "open_task"))}</a>')
+        lines.append(_e(_("Reason: %(error)s", error=notice.error)))
+    lines.append(f'<a href="{_e(task_url)}">{_e(_("Open the task"))}</a>')
     return "\n".join(lines)
 
 

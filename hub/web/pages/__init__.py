@@ -14,6 +14,7 @@ from hub.core.errors import HubError
 from hub.web.pages import (
     accounts,
     agents,
+    batches,
     conversations,
     i18n,
     inbox,
@@ -26,7 +27,17 @@ from hub.web.pages import (
 )
 
 pages = Blueprint("pages", __name__)
-for area in (accounts, inbox, conversations, tasks, interactions, agents, settings, members):
+for area in (
+    accounts,
+    inbox,
+    conversations,
+    tasks,
+    batches,
+    interactions,
+    agents,
+    settings,
+    members,
+):
     pages.register_blueprint(area.blueprint)
 
 

@@ -1,8 +1,8 @@
 """The UI's language and time zone (issue 4, "Language").
 
-Every fixed string of the pages goes through gettext with catalogues under
-``hub/web/translations`` (English is the source language, Simplified Chinese is
-``zh_Hans``). The language is the person's own setting when they chose one, otherwise the
+Every fixed string of the pages goes through gettext with the catalogues the channels
+share (``hub.i18n``: English is the source language, Simplified Chinese is ``zh_Hans``).
+The language is the person's own setting when they chose one, otherwise the
 best match of the browser's ``Accept-Language``. Times are shown in the person's time zone:
 their setting, else the zone the browser reported (``tz`` cookie set by ``app.js``), else UTC.
 Agent content is never translated: it is shown as sent.
@@ -12,27 +12,19 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 from functools import cache
-from pathlib import Path
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError, available_timezones
 
 from babel import Locale
 from babel.dates import format_datetime
-from babel.support import NullTranslations, Translations
 from quart import Quart, g, request, session
 
-TRANSLATIONS_DIR = Path(__file__).resolve().parent.parent / "translations"
-DEFAULT_LANGUAGE = "en"
+from hub.i18n import DEFAULT_LANGUAGE, install_gettext, use_language
+from hub.i18n import gettext as gettext  # the pages' ``_``
+
 # What a person can pick, in each language's own name.
 LANGUAGES: dict[str, str] = {"en": "English", "zh_Hans": "简体中文"}
 TZ_COOKIE = "tz"
-
-
-@cache
-def translations_for(language: str) -> NullTranslations:
-    if language == DEFAULT_LANGUAGE:
-        return NullTranslations()
-    return Translations.load(str(TRANSLATIONS_DIR), [language], domain="messages")
 
 
 def language_from_header(header: str | None) -> str:
@@ -79,21 +71,6 @@ def time_zone_names() -> list[str]:
     return sorted(z for z in available_timezones() if "/" in z or z == "UTC")
 
 
-def gettext(message: str, **variables: Any) -> str:
-    text = _translations().gettext(message)
-    return text % variables if variables else text
-
-
-def ngettext(singular: str, plural: str, n: int, **variables: Any) -> str:
-    text = _translations().ngettext(singular, plural, n)
-    return text % {"num": n, **variables}
-
-
-def _translations() -> NullTranslations:
-    language = getattr(g, "language", None) or DEFAULT_LANGUAGE
-    return translations_for(language)
-
-
 def local_time(value: datetime | str | None, style: str = "medium") -> str:
     """A moment in the person's time zone and language; empty for ``None``."""
     if value is None or value == "":
@@ -114,16 +91,14 @@ def iso_time(value: datetime | str | None) -> str:
 
 
 def init_app(app: Quart) -> None:
-    app.jinja_env.add_extension("jinja2.ext.i18n")
-    app.jinja_env.install_gettext_callables(  # type: ignore[attr-defined]
-        gettext, ngettext, newstyle=True
-    )
+    install_gettext(app.jinja_env)
     app.jinja_env.filters["localtime"] = local_time
     app.jinja_env.filters["isotime"] = iso_time
 
     @app.before_request
     async def _choose_language() -> None:
         g.language = current_language()
+        use_language(g.language)
         g.time_zone = current_time_zone()
 
     @app.context_processor

@@ -12,6 +12,7 @@ from urllib.parse import unquote_to_bytes
 from quart import Blueprint, Response, flash, redirect, render_template, request, url_for
 
 from hub.core.agents import list_agents
+from hub.core.batches import batchable
 from hub.core.errors import HubError, NotFound
 from hub.core.interactions import list_interactions
 from hub.core.models import Agent, Artifact
@@ -37,6 +38,8 @@ async def task_panel(workspace_id: str, task_id: str) -> dict[str, Any]:
     agents = {a.id: a for a in await list_agents(workspace_id)}
     interactions = await list_interactions(workspace_id, task_id=task_id)
     detail["cards"] = await card_views(workspace_id, interactions)
+    # Two or more approvals waiting: the page offers to answer them together.
+    detail["batch"] = [c for c in detail["cards"] if c.open and c.card and batchable(c.card)]
     detail["agent"] = agents.get(detail["targetAgentId"] or "")
     detail["terminal"] = detail["status"] in TERMINAL
     for artifact in detail["artifacts"]:

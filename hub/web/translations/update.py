@@ -1,8 +1,10 @@
-"""Refresh the UI's catalogues: extract the strings, merge them into each language's .po
-file, compile the .mo files the hub loads (committed, so a fresh clone runs as is).
+"""Refresh the catalogues: extract the strings, merge them into each language's .po file,
+compile the .mo files the hub loads (committed, so a fresh clone runs as is).
 
-Run with ``make translations`` after changing a fixed string of the pages; then translate
-the new entries (``msgstr ""``) in ``zh_Hans/LC_MESSAGES/messages.po`` and run it again.
+One catalogue serves the web UI's pages and the channels' emails, Telegram messages and
+link pages (``babel.cfg`` lists where their strings are). Run with ``make translations``
+after changing a fixed string of any of them; then translate the new entries
+(``msgstr ""``) in ``zh_Hans/LC_MESSAGES/messages.po`` and run it again.
 """
 
 from __future__ import annotations

@@ -6,7 +6,7 @@ from tortoise.fields.base import OnDelete
 from tortoise import fields
 
 class Migration(migrations.Migration):
-    dependencies = [('models', '0004_remote_agents')]
+    dependencies = [('models', '0005_delivered_batches')]
 
     initial = False
 
