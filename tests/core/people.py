@@ -13,13 +13,16 @@ __all__ = ["agent_asks", "agent_reports", "join", "make_agent", "revoked_agent"]
 
 
 async def join(workspace_id: str, actor: str, role: Role = Role.MEMBER) -> None:
-    """Make ``actor`` ("user:<id>") a member of the workspace (only members answer cards)."""
+    """Make ``actor`` ("user:<id>") a member of the workspace (only members answer cards);
+    nothing changes if they are one already."""
     user_id = actor.partition(":")[2]
     user, _ = await User.get_or_create(
         id=user_id, defaults={"email": f"{user_id}@example.com", "display_name": user_id}
     )
-    await Membership.create(
-        id=new_id("membership"), workspace_id=workspace_id, user=user, role=role
+    await Membership.get_or_create(
+        workspace_id=workspace_id,
+        user=user,
+        defaults={"id": new_id("membership"), "role": role},
     )
 
 
