@@ -27,6 +27,7 @@ from hub.core.events import append_event, utcnow
 from hub.core.ids import new_id
 from hub.core.member_changes import invitation_gone, is_open
 from hub.core.models import Invitation, Role, User
+from hub.core.views import iso
 
 INVITATION_TTL = timedelta(days=7)
 TOKEN_PREFIX = "lu_inv"
@@ -70,7 +71,7 @@ async def invite(
         "invitationId": invitation.id,
         "role": role.value,
         "sentBy": "email" if address else "link",
-        "expiresAt": invitation.expires_at.isoformat(),
+        "expiresAt": iso(invitation.expires_at),
     }
     if address:
         payload["email"] = address
