@@ -80,7 +80,8 @@ class ChannelContext:
     """What the hub hands a channel: settings, link signing, the one decision path."""
 
     settings: Settings
-    # card_link(card, recipient, via=..., option_id=None) → absolute URL of a signed link.
+    # card_link(card, recipient, via=..., option_id=None, action_hash=None) → absolute URL of
+    # a signed link; action_hash binds an answer through it to the action the message showed.
     card_link: Callable[..., str]
     # respond(card, recipient, response, via) → the resolved card; raises the core's errors.
     respond: Callable[..., Awaitable[Card]]

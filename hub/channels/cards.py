@@ -17,9 +17,11 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+from hub.channels.action_view import ActionView, action_view
 from hub.core.interactions import display_names
 from hub.core.models import Agent, Interaction, Task
 from hub.core.views import effective_interaction_status
+from hub.protocol.actions import ProposedAction
 from hub.protocol.interactions import InputSpec, InteractionCard, InteractionType, Risk
 
 
@@ -64,6 +66,17 @@ class Card:
     answer_text: str | None = None
     answer_hidden: bool = False
     comment: str | None = None
+    proposed_action: ProposedAction | None = None
+
+    @property
+    def action(self) -> ActionView | None:
+        """The exact action: as decided once answered, as proposed until then."""
+        return action_view(self.proposed_action, self.status, self.response)
+
+    @property
+    def action_hash(self) -> str | None:
+        """The hash of the action as proposed: what a message shows and an answer binds to."""
+        return self.proposed_action.hash if self.proposed_action else None
 
     @property
     def is_pending(self) -> bool:
@@ -142,6 +155,7 @@ async def build_card(interaction: Interaction) -> Card:
         answer_text=None if sensitive else text,
         answer_hidden=sensitive and text is not None,
         comment=(response or {}).get("comment"),
+        proposed_action=card.action,
     )
 
 

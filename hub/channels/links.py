@@ -4,7 +4,8 @@ Email puts one link per option in a mail; any surface that cannot render a card 
 degrades to a link to the whole card. Both are the same thing: ``/a/<token>``, where the
 token is signed with the hub's secret (itsdangerous) and carries the workspace, the
 interaction, the recipient (their id and a digest of the address it was sent to), the option
-if any, the surface to record as ``via``, and a nonce. A GET shows a confirmation page; only
+if any, the surface to record as ``via``, the hash of the action the message showed (so an
+answer from a stale message is refused), and a nonce. A GET shows a confirmation page; only
 its POST decides (``hub.channels.pages``), and the nonce is then spent (``UsedLink``).
 """
 
@@ -38,6 +39,7 @@ class CardLink:
     option_id: str | None
     via: str
     nonce: str
+    action_hash: str | None = None
 
 
 def address_digest(address: str) -> str:
@@ -59,6 +61,7 @@ class LinkSigner:
         address: str,
         via: str,
         option_id: str | None = None,
+        action_hash: str | None = None,
     ) -> str:
         payload: dict[str, Any] = {
             "w": workspace_id,
@@ -70,6 +73,8 @@ class LinkSigner:
         }
         if option_id is not None:
             payload["o"] = option_id
+        if action_hash is not None:
+            payload["h"] = action_hash
         return str(self._serializer.dumps(payload))
 
     def url(self, **fields: Any) -> str:
@@ -91,6 +96,7 @@ class LinkSigner:
                 option_id=str(payload["o"]) if "o" in payload else None,
                 via=str(payload["v"]),
                 nonce=str(payload["n"]),
+                action_hash=str(payload["h"]) if "h" in payload else None,
             )
         except (KeyError, TypeError):
             raise LinkError("link_invalid") from None

@@ -16,6 +16,7 @@ from typing import Any
 from quart import Blueprint, Quart, render_template, request
 from tortoise.exceptions import IntegrityError
 
+from hub.channels.action_view import FIELD_PREFIX, edits_from_form
 from hub.channels.base import Recipient
 from hub.channels.cards import Card, load_card
 from hub.channels.links import CardLink, LinkError, address_digest
@@ -27,12 +28,13 @@ from hub.channels.wording import (
     risk_text,
     when,
 )
-from hub.core.errors import AlreadyDecided, Gone, InvalidInput, NotFound
+from hub.core.errors import AlreadyDecided, Conflict, Gone, InvalidInput, NotFound
 from hub.core.models import Membership, User
 from hub.core.notification_models import UsedLink
 from hub.core.permissions import NotAllowedToAnswer, may_answer
 from hub.i18n import gettext as _
 from hub.i18n import language_in_effect, language_tag, speaking
+from hub.protocol.interactions import declines
 
 blueprint = Blueprint("card_links", __name__, template_folder="templates")
 
@@ -136,11 +138,14 @@ async def show(token: str) -> tuple[str, int]:
         return await _form(card, language, link), 200
 
 
-async def _form(card: Card, language: str, link: CardLink, error: str | None = None) -> str:
+async def _form(
+    card: Card, language: str, link: CardLink, error: str | None = None, form: Any = None
+) -> str:
     chosen = card.option(link.option_id) if link.option_id else None
+    sent = {k: v for k, v in (form or {}).items() if k.startswith(FIELD_PREFIX)}
     return await render_template(
         "channels/link_card.html",
-        **_context(card, language, chosen=chosen, error=error, form=True),
+        **_context(card, language, chosen=chosen, error=error, form=True, edits=sent),
     )
 
 
@@ -183,7 +188,7 @@ async def _decide(link: CardLink, recipient: Recipient, card: Card) -> tuple[str
     except InvalidInput as error:
         # Nothing was decided: the link stays usable for a corrected answer.
         await UsedLink.filter(nonce=link.nonce).delete()
-        return await _form(card, language, link, error=error.message), 422
+        return await _form(card, language, link, error=error.message, form=form), 422
     except AlreadyDecided:
         fresh = await load_card(card.workspace_id, card.id)
         return await _already(fresh or card, language)
@@ -195,6 +200,9 @@ async def _decide(link: CardLink, recipient: Recipient, card: Card) -> tuple[str
         fresh = await load_card(card.workspace_id, card.id)
         values = _context(fresh or card, language)
         return await render_template("channels/link_card.html", **values), 410
+    except Conflict as error:  # action_changed: the message showed another action
+        await UsedLink.filter(nonce=link.nonce).delete()
+        return await _form(card, language, link, error=error.message), 409
     body = await render_template(
         "channels/link_card.html",
         **_context(card, language, thanks=True),
@@ -219,6 +227,13 @@ def _response(card: Card, link: CardLink, form: Any) -> dict[str, Any]:
     answer: dict[str, Any] = {"optionId": link.option_id or form.get("optionId") or ""}
     if comment:
         answer["comment"] = comment
+    if card.proposed_action is not None:
+        # Bound to what the message showed when the link carries it, else to this page.
+        answer["actionHash"] = link.action_hash or form.get("actionHash") or ""
+        option = card.option(answer["optionId"])
+        edits = edits_from_form(card.proposed_action, form)
+        if edits and option is not None and not declines(option.id, option.style):
+            answer["action"] = edits
     return answer
 
 

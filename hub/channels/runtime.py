@@ -181,7 +181,13 @@ class ChannelRuntime:
     # --- what channels call ---------------------------------------------------------------
 
     def card_link(
-        self, card: Card, recipient: Recipient, *, via: str, option_id: str | None = None
+        self,
+        card: Card,
+        recipient: Recipient,
+        *,
+        via: str,
+        option_id: str | None = None,
+        action_hash: str | None = None,
     ) -> str:
         return self.signer.url(
             workspace_id=card.workspace_id,
@@ -190,6 +196,7 @@ class ChannelRuntime:
             address=recipient.email,
             via=via,
             option_id=option_id,
+            action_hash=action_hash,
         )
 
     async def respond(

@@ -4,8 +4,8 @@ which workspace with which role, and when.
 It is a view of the event log, not a second store: the log already holds each of these
 facts once, with its actor, the hub's time and its sequence, and is never rewritten — so
 the trail cannot disagree with what happened. An entry names the decision (the option
-chosen), never the text a person typed into an input card (spec §11: sensitive input is
-not repeated).
+chosen, and the hash of the exact action it approved), never the text a person typed into
+an input card (spec §11: sensitive input is not repeated).
 """
 
 from __future__ import annotations
@@ -58,6 +58,10 @@ def audit_entry(event: Event) -> dict[str, Any]:
     if isinstance(response, dict):
         chosen = {k: response[k] for k in ("optionId", "optionIds") if k in response}
         entry["decision"] = chosen or {"answered": True}
+        # The exact action decided on, and the one proposed when the person edited it.
+        entry.update(
+            {k: response[k] for k in ("actionHash", "editedFrom", "action") if k in response}
+        )
     return entry
 
 

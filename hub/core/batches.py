@@ -65,13 +65,19 @@ def batchable(card: InteractionCard) -> bool:
     )
 
 
-def answer_for(card: InteractionCard, option_id: str) -> dict[str, Any]:
+def answer_for(
+    card: InteractionCard, option_id: str, shown_action_hash: str | None = None
+) -> dict[str, Any]:
     """The answer to ``card`` that picks ``option_id``, built from the card as shown.
 
     Every surface builds a batch item here, one card at a time, so an answer stays bound
-    to the card it was given on (an action's hash, when the card proposes one, joins the
-    answer in this one place)."""
-    return {"optionId": option_id}
+    to the card it was given on: when the card proposes an action, the answer carries the
+    hash of the action that surface showed (``shown_action_hash``), and the core refuses
+    it (``action_changed``) if the card's action is no longer that one."""
+    answer: dict[str, Any] = {"optionId": option_id}
+    if card.action is not None:
+        answer["actionHash"] = shown_action_hash or ""
+    return answer
 
 
 def batchable_cards(interactions: list[Interaction]) -> list[Interaction]:

@@ -31,7 +31,12 @@ from hub.core.models import (
     Task,
 )
 from hub.core.task_states import TERMINAL_STATUSES, TaskStatus, check_transition, parse_status
-from hub.protocol.interactions import InteractionCard, ResponseError, validate_response
+from hub.protocol.interactions import (
+    ACTION_CHANGED,
+    InteractionCard,
+    ResponseError,
+    validate_response,
+)
 
 Connection = Any
 Handler = Callable[[Event, Connection], Awaitable[None]]
@@ -359,7 +364,13 @@ async def _interaction_resolved(event: Event, connection: Connection) -> None:
         card = InteractionCard.model_validate(interaction.payload)
         response = validate_response(card, payload.get("response") or {})
     except ResponseError as error:
-        raise InvalidInput(str(error), code="invalid_response") from None
+        if error.code == ACTION_CHANGED:
+            raise Conflict(
+                str(error),
+                code=ACTION_CHANGED,
+                hint="Reload the card to see the action as it stands now, then decide again.",
+            ) from None
+        raise InvalidInput(str(error), code=error.code) from None
     event.payload = {**payload, "response": response}
     interaction.status = InteractionStatus.RESOLVED
     interaction.response = response

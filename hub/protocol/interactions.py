@@ -14,6 +14,8 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field, StringConstraints, model_validator
 
+from hub.protocol.actions import ActionEditError, ProposedAction
+from hub.protocol.actions import action_hash as action_hash  # the contract's import path
 from hub.protocol.base import WireModel
 
 OptionId = Annotated[str, StringConstraints(min_length=1, max_length=64, pattern=r"^[\w.:-]+$")]
@@ -101,6 +103,7 @@ class InteractionCard(WireModel):
     content_url: str | None = Field(None, max_length=2000)
     details: dict[str, Any] = Field(default_factory=dict)
     expires_at: datetime | None = None
+    action: ProposedAction | None = None  # approval and review: exactly what will be done
 
     @model_validator(mode="after")
     def _fits_its_type(self) -> InteractionCard:
@@ -118,6 +121,8 @@ class InteractionCard(WireModel):
         ids = [option.id for option in self.options]
         if len(set(ids)) != len(ids):
             raise ValueError("option ids must be unique")
+        if self.action is not None and self.type not in _DEFAULT_OPTIONS:
+            raise ValueError("only an approval or review card can propose an action")
         if self.multiple and self.type is not InteractionType.CHOICE:
             raise ValueError("only a choice card can allow several options")
         if self.multiple:
@@ -139,6 +144,7 @@ def approval_card(
     options: list[Option] | None = None,
     details: dict[str, Any] | None = None,
     expires_at: datetime | None = None,
+    action: ProposedAction | None = None,
 ) -> InteractionCard:
     """An approval card from the fields an adapter usually has at hand."""
     return InteractionCard(
@@ -150,11 +156,27 @@ def approval_card(
         options=options or [],
         details=details or {},
         expires_at=expires_at,
+        action=action,
     )
 
 
+# Options that say "no": a no never takes a second step, nor carries edits of an action.
+_DECLINING_IDS = frozenset({"reject", "deny", "decline", "cancel", "request_changes", "no"})
+
+
+def declines(option_id: str, style: str | None) -> bool:
+    return style == "danger" or option_id.lower() in _DECLINING_IDS
+
+
 class ResponseError(ValueError):
-    """The answer does not fit the card; the message says what would."""
+    """The answer does not fit the card; the message says what would, ``code`` which rule."""
+
+    def __init__(self, message: str, *, code: str = "invalid_response") -> None:
+        super().__init__(message)
+        self.code = code
+
+
+ACTION_CHANGED = "action_changed"
 
 
 _EMAIL = re.compile(r"^[^@\s]+@[^@\s]+\.[^@\s]+$")
@@ -177,9 +199,56 @@ def validate_response(card: InteractionCard, response: dict[str, Any]) -> dict[s
         offered = ", ".join(o.id for o in card.options)
         raise ResponseError(f"'optionId' must be one of: {offered}.")
     answer: dict[str, Any] = {"optionId": option_id}
+    if card.action is not None:
+        answer.update(_checked_action(card.action, response))
     if comment and card.type is not InteractionType.CHOICE:
         answer["comment"] = comment
     return answer
+
+
+def _checked_action(proposed: ProposedAction, response: dict[str, Any]) -> dict[str, Any]:
+    """The decision bound to the action the person saw, with their edits applied.
+
+    ``action`` in an answer holds the edited fields; the whole action as a decision records
+    it (``kind`` and ``fields``, with ``editedFrom``) is accepted too and checked the same
+    way, so a recorded decision validates again to itself when the log is replayed.
+    """
+    seen = response.get("editedFrom", response.get("actionHash"))
+    if not isinstance(seen, str):
+        raise ResponseError(
+            "This card proposes an action: send 'actionHash', the hash of the action shown."
+        )
+    if seen != proposed.hash:
+        raise ResponseError(
+            "The action changed since you saw it; reload the card.", code=ACTION_CHANGED
+        )
+    try:
+        final = proposed.edited(_edits(proposed, response.get("action") or {}))
+    except ActionEditError as error:
+        raise ResponseError(str(error), code=error.code) from None
+    if "editedFrom" in response and response.get("actionHash") != final.hash:
+        raise ResponseError("'actionHash' must be the hash of the edited action.")
+    bound: dict[str, Any] = {"actionHash": final.hash, "action": final.summary()}
+    if final.hash != proposed.hash:
+        bound["editedFrom"] = proposed.hash
+    return bound
+
+
+def _edits(proposed: ProposedAction, action: Any) -> Any:
+    """The edited fields, whether sent alone or as the whole action."""
+    whole = (
+        isinstance(action, dict)
+        and set(action) == {"kind", "fields"}
+        and action["kind"] == proposed.kind
+        and isinstance(action["fields"], dict)
+        and not {"kind", "fields"} <= set(proposed.fields)
+    )
+    if not whole:
+        return action
+    fields: dict[str, Any] = action["fields"]
+    if set(fields) != set(proposed.fields):
+        raise ActionEditError("The action must keep its fields: change only the editable ones.")
+    return fields
 
 
 def _checked_selection(card: InteractionCard, option_ids: Any) -> dict[str, Any]:

@@ -196,6 +196,10 @@ class MessageDelivered(WireModel):
 
 
 class InteractionResolved(WireModel):
+    """A person's answer. When the card proposed an ``action``, ``response`` is bound to it:
+    ``actionHash`` (of the final action), ``action`` (``{kind, fields}``, the final action)
+    and, only when the person edited it, ``editedFrom`` (the hash of the proposed one)."""
+
     interaction_id: str
     response: dict[str, Any]
     responded_by: str

@@ -4,13 +4,16 @@ Needs only ``hub.protocol``, pydantic and websockets, so it installs on an agent
 without the server. See docs/sdk.md for a complete adapter in twenty lines.
 """
 
+from hub.protocol.actions import ProposedAction
 from hub.sdk.agent import Agent
 from hub.sdk.backoff import Backoff
 from hub.sdk.dispatch import Downlink
 from hub.sdk.errors import (
+    ActionMismatch,
     AgentClosed,
     AuthenticationFailed,
     HubError,
+    NotApproved,
     NotPaired,
     SdkError,
     TaskCancelled,
@@ -20,6 +23,7 @@ from hub.sdk.state import AgentState, StateStore
 from hub.sdk.task import MessageStream, Task
 
 __all__ = [
+    "ActionMismatch",
     "Agent",
     "AgentClosed",
     "AgentState",
@@ -28,7 +32,9 @@ __all__ = [
     "Downlink",
     "HubError",
     "MessageStream",
+    "NotApproved",
     "NotPaired",
+    "ProposedAction",
     "Resolution",
     "SdkError",
     "StateStore",

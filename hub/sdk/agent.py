@@ -26,6 +26,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from hub.protocol.actions import ProposedAction
 from hub.protocol.interactions import (
     InteractionCard,
     Option,
@@ -318,6 +319,7 @@ class Agent:
         risk: Risk | str | None = None,
         options: list[Option] | None = None,
         details: dict[str, Any] | None = None,
+        action: ProposedAction | None = None,
         task_id: str | None = None,
     ) -> Resolution:
         card = approval_card(
@@ -327,6 +329,7 @@ class Agent:
             risk=risk,
             options=options,
             details=details,
+            action=action,
         )
         return await self.request_interaction(card, task_id=task_id)
 

@@ -55,3 +55,27 @@ class TaskCancelled(SdkError):
 
 class AgentClosed(SdkError):
     """The agent was closed while a call still waited for the hub."""
+
+
+class NotApproved(SdkError):
+    """The person did not approve, so there is no action to take."""
+
+    def __init__(self, option_id: str | None) -> None:
+        super().__init__(f"the decision was {option_id!r}, not an approval: do not act")
+        self.option_id = option_id
+
+
+class ActionMismatch(SdkError):
+    """The decision is bound to a different action than the one about to be taken.
+
+    Acting anyway would do something no person approved: ask again with the action as it
+    stands now.
+    """
+
+    def __init__(self, expected: str, decided: str | None) -> None:
+        super().__init__(
+            f"the decision approved action {decided or '(none)'}, not {expected}: "
+            "request approval for this action again"
+        )
+        self.expected = expected
+        self.decided = decided

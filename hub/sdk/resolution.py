@@ -1,4 +1,9 @@
-"""A person's answer to an interaction card, as the adapter receives it."""
+"""A person's answer to an interaction card, as the adapter receives it.
+
+When the card proposed an action, the answer is bound to it: ``approved_action`` gives the
+fields to act on — the proposed ones, or the person's edit of them — and refuses an answer
+that approved any other action.
+"""
 
 from __future__ import annotations
 
@@ -6,7 +11,9 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from hub.protocol.actions import ActionEditError, ProposedAction, action_hash
 from hub.protocol.lap import InteractionResolved
+from hub.sdk.errors import ActionMismatch, NotApproved
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,3 +61,55 @@ class Resolution:
     def text(self) -> str | None:
         value = self.response.get("text")
         return value if isinstance(value, str) else None
+
+    @property
+    def action(self) -> dict[str, Any] | None:
+        """The action decided on, ``{"kind", "fields"}``, as the person last saw or edited it."""
+        value = self.response.get("action")
+        return value if isinstance(value, dict) else None
+
+    @property
+    def action_hash(self) -> str | None:
+        value = self.response.get("actionHash")
+        return value if isinstance(value, str) else None
+
+    @property
+    def edited_from(self) -> str | None:
+        """The hash of the proposed action when the person edited it before deciding."""
+        value = self.response.get("editedFrom")
+        return value if isinstance(value, str) else None
+
+    @property
+    def edited(self) -> bool:
+        return self.edited_from is not None
+
+    def approved_action(self, expected: ProposedAction) -> dict[str, Any]:
+        """The fields to act on, once approved: ``expected``'s, or a permitted edit of them.
+
+        Raises ``NotApproved`` for any other option and ``ActionMismatch`` when the decision
+        is bound to an action that is neither ``expected`` nor an edit its ``editable``
+        fields allow — the hash is recomputed here, not taken on trust.
+        """
+        if not self.approved:
+            raise NotApproved(self.option_id)
+        decided = self.action or {}
+        kind, fields = decided.get("kind"), decided.get("fields")
+        if (
+            not isinstance(kind, str)
+            or not isinstance(fields, dict)
+            or action_hash(kind, fields) != self.action_hash
+        ):
+            raise ActionMismatch(expected.hash, self.action_hash)
+        if self.action_hash == expected.hash:
+            return dict(fields)
+        if kind != expected.kind or self.edited_from != expected.hash:
+            raise ActionMismatch(expected.hash, self.action_hash)
+        try:
+            if (
+                set(fields) != set(expected.fields)
+                or expected.edited(fields).hash != self.action_hash
+            ):
+                raise ActionMismatch(expected.hash, self.action_hash)
+        except ActionEditError:
+            raise ActionMismatch(expected.hash, self.action_hash) from None
+        return dict(fields)

@@ -24,6 +24,7 @@ from datetime import datetime
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
+from hub.protocol.actions import ProposedAction
 from hub.protocol.interactions import (
     InteractionCard,
     Option,
@@ -242,6 +243,7 @@ class Task:
         risk: Risk | str | None = None,
         options: list[Option] | None = None,
         details: dict[str, Any] | None = None,
+        action: ProposedAction | None = None,
         expires_at: datetime | None = None,
     ) -> Resolution:
         """An approval card (why → impact → options → details); ``.approved`` on the answer."""
@@ -252,6 +254,7 @@ class Task:
             risk=risk,
             options=options,
             details=details,
+            action=action,
             expires_at=expires_at,
         )
         return await self.request_interaction(card)

@@ -14,6 +14,7 @@ from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from pydantic import BaseModel, Field, ValidationError
 
+from hub.protocol.actions import ProposedAction
 from hub.protocol.interactions import InputFormat, InputSpec, InteractionCard, InteractionType
 from hub.protocol.interactions import Option as CardOption
 from plugins.mcp_server.decisions import (
@@ -109,6 +110,15 @@ def add_asking_tools(server: MCPServer, box: Toolbox) -> None:
             ),
         ] = None,
         details: Details = None,
+        exact_action: Annotated[
+            ProposedAction | None,
+            Field(
+                None,
+                description="The exact action, e.g. {kind: 'shell.command', fields: {command: "
+                "'alembic upgrade head', cwd: '/srv/app'}, editable: ['command']}. The person "
+                "sees every field and may change the editable ones before approving.",
+            ),
+        ] = None,
         task_id: TaskId = None,
         wait_seconds: WaitSeconds = None,
     ) -> dict[str, Any]:
@@ -117,6 +127,9 @@ def add_asking_tools(server: MCPServer, box: Toolbox) -> None:
         Returns status 'decided' with approved (true only for the approve option),
         optionId, comment, decidedBy, via (web, email, telegram, ...) and decidedAt; or
         status 'pending' with a handle for get_decision. Do not act unless approved.
+        With exact_action, the decision also holds action (the approved action, perhaps
+        edited by the person), actionHash and, if edited, editedFrom: do exactly
+        action.fields, nothing else; for anything different, ask again.
         """
         card = {
             "type": InteractionType.APPROVAL,
@@ -126,6 +139,7 @@ def add_asking_tools(server: MCPServer, box: Toolbox) -> None:
             "risk": risk,
             "options": _options(options),
             "details": details or {},
+            "action": exact_action.wire() if exact_action else None,
         }
         return await ask(card, task_id, wait_seconds, ctx)  # type: ignore[no-any-return]
 

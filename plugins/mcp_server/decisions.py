@@ -150,6 +150,11 @@ def decision_result(answer: Resolution) -> dict[str, Any]:
         result["text"] = answer.text
     if answer.comment is not None:
         result["comment"] = answer.comment
+    if answer.action is not None:  # the exact action decided on, bound by its hash
+        result["action"] = answer.action
+        result["actionHash"] = answer.action_hash
+        if answer.edited_from:
+            result["editedFrom"] = answer.edited_from
     return result
 
 

@@ -80,7 +80,11 @@ async def test_approve_a_production_change_from_telegram(
     )
     message = await telegram_card(bot_api, ADA, card.payload["title"])
     assert "High risk" in message.text and card.payload["impact"][:40] in message.text
-    assert [b["text"] for b in message.buttons()] == ["✅ Approve", "✖️ Reject"]
+    assert [b["text"] for b in message.buttons()] == [
+        "✅ Approve",
+        "✖️ Reject",
+        "Edit and approve on the web",  # the demo's package list is editable
+    ]
     await press(bot_api, ADA, message, "Approve")
     assert (await Interaction.get(id=card.id)).status == InteractionStatus.PENDING
     recorded = await press(bot_api, ADA, message, "Yes")

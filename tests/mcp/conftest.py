@@ -106,12 +106,15 @@ async def hub(db: str, tmp_path: Path, bot_api: BotApiPeer) -> AsyncIterator[Liv
 
 
 def _client_env(tmp_path: Path) -> dict[str, str]:
-    return {
+    env = {
         "PATH": os.environ.get("PATH", ""),
         "LINEUP_DATA_DIR": str(tmp_path / "client-data"),
         "LINEUP_SECRET_KEY": "mcp-client-secret-" + "x" * 32,
         "LINEUP_LOG_LEVEL": "WARNING",
     }
+    if "PYTHONPATH" in os.environ:  # the client runs the same source tree as the tests
+        env["PYTHONPATH"] = os.environ["PYTHONPATH"]
+    return env
 
 
 async def _confirmed_agent(hub: LiveHub, name: str) -> str:

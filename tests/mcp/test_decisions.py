@@ -11,6 +11,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+from hub.protocol.actions import action_hash
 from tests.channels.peers import BotApiPeer
 from tests.mcp.conftest import ADA, eventually
 from tests.sdk.live import LiveHub
@@ -117,3 +118,33 @@ async def test_input_is_checked_against_its_format_before_it_is_returned(
         await hub.api("POST", f"/interactions/{card['id']}/respond", {"text": "2.4"})
         result, _ = await call
     assert result["status"] == "decided" and result["text"] == "2.4"
+
+
+async def test_an_exact_action_comes_back_as_the_person_edited_it(
+    hub: LiveHub, bot_api: BotApiPeer, connect: Any, tmp_path: Path
+) -> None:
+    command = {"command": "alembic upgrade head", "cwd": "/srv/orders"}
+    async with connect(hub, tmp_path / "agent") as agent:
+        call = await agent.call_in_background(
+            "request_approval",
+            action="Migrate the orders database",
+            exact_action={"kind": "shell.command", "fields": command, "editable": ["command"]},
+        )
+        card = await waiting_card(hub, "Migrate the orders database")
+        proposed = action_hash("shell.command", command)
+        await hub.api(
+            "POST",
+            f"/interactions/{card['id']}/respond",
+            {
+                "optionId": "approve",
+                "actionHash": proposed,
+                "action": {"command": "alembic upgrade +1"},
+            },
+        )
+        result, _progress = await call
+
+    edited = {**command, "command": "alembic upgrade +1"}
+    assert result["approved"] is True
+    assert result["action"] == {"kind": "shell.command", "fields": edited}
+    assert result["actionHash"] == action_hash("shell.command", edited)
+    assert result["editedFrom"] == proposed

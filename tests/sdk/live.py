@@ -20,6 +20,7 @@ import httpx
 
 from hub.core.accounts import create_api_token, create_user
 from hub.core.pairing import create_pairing_code
+from hub.protocol.actions import action_hash
 from hub.testing import HubProcess
 
 HEARTBEAT_INTERVAL_S = 0.5
@@ -74,7 +75,11 @@ class LiveHub:
         return str((await self.api("POST", "/tasks", body))["id"])
 
     async def respond(self, interaction_id: str, option_id: str, comment: str | None = None) -> Any:
+        """Answer as a person who read the card: bound to the action it shows, if any."""
         body: dict[str, Any] = {"optionId": option_id}
+        card = (await self.api("GET", f"/interactions/{interaction_id}"))["card"]
+        if card.get("action"):
+            body["actionHash"] = action_hash(card["action"]["kind"], card["action"]["fields"])
         if comment:
             body["comment"] = comment
         return await self.api("POST", f"/interactions/{interaction_id}/respond", body)

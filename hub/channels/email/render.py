@@ -45,13 +45,20 @@ def card_actions(
     mail cannot carry it all (never a partial set of answers)."""
 
     def link(option_id: str | None = None) -> str:
-        return context.card_link(card, recipient, via="email", option_id=option_id)
+        # An option link is bound to the action this mail shows: a changed one is refused.
+        return context.card_link(
+            card, recipient, via="email", option_id=option_id, action_hash=card.action_hash
+        )
 
     if not capabilities.can_render(card):
         return [], link()
     if card.takes_text or card.multiple:
         return [ActionLink(_("Answer"), link())], None
     actions = [ActionLink(o.label, link(o.id), o.description) for o in card.options]
+    if card.action and card.action.editable:
+        # Mail cannot hold a form: editing happens on the web page behind a signed link.
+        edit = context.card_link(card, recipient, via="web")
+        actions.append(ActionLink(_("Edit and approve on the web"), edit))
     return actions, None
 
 

@@ -168,6 +168,8 @@ class BatchMessages:
         lines = [f"<b>{_e(title)}</b>", ""]
         for number, card in enumerate(cards, 1):
             line = f"{number}. {card.title}"
+            if card.action is not None:
+                line += " · " + _("Fingerprint %(short)s", short=card.action.fingerprint)
             if card.is_pending:
                 risk = risk_text(card)
                 lines.append(_e(f"{line} — {risk}" if risk else line))
@@ -229,8 +231,12 @@ class BatchMessages:
         self, row: DeliveredBatch, pending: list[Card], option_id: str
     ) -> tuple[str, bool]:
         interactions = await Interaction.filter(id__in=[card.id for card in pending])
+        shown = await _shown_action_hashes(row)
         items = [
-            BatchItem(i.id, answer_for(InteractionCard.model_validate(i.payload), option_id))
+            BatchItem(
+                i.id,
+                answer_for(InteractionCard.model_validate(i.payload), option_id, shown.get(i.id)),
+            )
             for i in sorted(interactions, key=lambda i: row.interaction_ids.index(i.id))
         ]
         try:
@@ -250,6 +256,15 @@ class BatchMessages:
         if others:
             answer += " " + _("%(count)s were decided elsewhere first.", count=others)
         return answer, False
+
+
+async def _shown_action_hashes(row: DeliveredBatch) -> dict[str, str]:
+    """The hash of the action each listed card's own message in this chat showed: the batch
+    lists only cards that reached the chat, so that message is what the person saw."""
+    delivered = await DeliveredCard.filter(
+        surface=SURFACE, user_id=row.user_id, interaction_id__in=row.interaction_ids
+    )
+    return {d.interaction_id: d.state["actionHash"] for d in delivered if "actionHash" in d.state}
 
 
 def _keyboard(row: DeliveredBatch, count: int) -> InlineKeyboardMarkup:

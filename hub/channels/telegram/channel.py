@@ -30,7 +30,7 @@ from hub.channels.telegram.linking import link_sender
 from hub.channels.wording import already_decided_text, not_allowed_to_answer_text, outcome_text
 from hub.config import Settings
 from hub.core.channel_accounts import account_for_identity
-from hub.core.errors import AlreadyDecided, Gone, HubError, InvalidInput
+from hub.core.errors import AlreadyDecided, Conflict, Gone, HubError, InvalidInput
 from hub.core.events import utcnow
 from hub.core.notification_models import DeliveredCard
 from hub.core.permissions import NotAllowedToAnswer, may_answer
@@ -158,7 +158,7 @@ class TelegramChannel(Channel):
     # --- delivery -------------------------------------------------------------------------
 
     async def deliver_card(self, recipient: Recipient, card: Card) -> None:
-        row = await self._row_for(recipient, card)
+        row = await self._row_for(recipient, card, self._bound_state(recipient, card))
         if row.external_id:  # sent already (a retry after the send went through)
             await self.batches.offer(recipient, card)
             return
@@ -209,7 +209,19 @@ class TelegramChannel(Channel):
         except Forbidden as blocked:
             raise DeliveryRefused(str(blocked)) from blocked
 
-    async def _row_for(self, recipient: Recipient, card: Card) -> DeliveredCard:
+    def _bound_state(self, recipient: Recipient, card: Card) -> dict[str, Any]:
+        """What the message will show of the card's action: its hash, which every answer
+        from this message carries, and the link to edit it on the web."""
+        if card.action is None:
+            return {}
+        state: dict[str, Any] = {"actionHash": card.action_hash}
+        if card.action.editable:
+            state["editLink"] = self.context.card_link(card, recipient, via="web")
+        return state
+
+    async def _row_for(
+        self, recipient: Recipient, card: Card, state: dict[str, Any]
+    ) -> DeliveredCard:
         row = await DeliveredCard.filter(
             surface=SURFACE, user_id=recipient.user_id, interaction_id=card.id
         ).first()
@@ -221,7 +233,7 @@ class TelegramChannel(Channel):
                 user_id=recipient.user_id,
                 workspace_id=card.workspace_id,
                 interaction_id=card.id,
-                state={},
+                state=state,
                 created_at=now,
                 updated_at=now,
             )
@@ -299,11 +311,12 @@ class TelegramChannel(Channel):
                 row.state = {**row.state, "confirm": index}
                 await self._redraw(row, card)
                 return _("Tap again to confirm."), False
-            return await self._decide(row, card, recipient, {"optionId": option.id})
+            return await self._decide(row, card, recipient, {"optionId": option.id, **_bound(row)})
         if action == "c":
             if row.state.get("confirm") != index:
                 return _("Tap again to confirm."), True
-            return await self._decide(row, card, recipient, {"optionId": card.options[index].id})
+            chosen = {"optionId": card.options[index].id, **_bound(row)}
+            return await self._decide(row, card, recipient, chosen)
         if action == "x":
             row.state = {k: v for k, v in row.state.items() if k != "confirm"}
             await self._redraw(row, card)
@@ -359,6 +372,8 @@ class TelegramChannel(Channel):
             return error.message, True
         except NotAllowedToAnswer:
             return not_allowed_to_answer_text(), True
+        except Conflict as error:  # action_changed: this message showed another action
+            return error.message, True
         except (Gone, HubError):
             fresh = await load_card(card.workspace_id, card.id) or card
             await self._show_outcome(row, fresh)
@@ -406,7 +421,11 @@ class TelegramChannel(Channel):
         if card.takes_text:
             response: dict[str, Any] = {"text": message.text or ""}
         elif row.state.get("option"):
-            response = {"optionId": row.state["option"], "comment": message.text or ""}
+            response = {
+                "optionId": row.state["option"],
+                "comment": message.text or "",
+                **_bound(row),
+            }
         else:
             return
         try:
@@ -432,6 +451,9 @@ class TelegramChannel(Channel):
         except NotAllowedToAnswer:
             await message.reply_text(not_allowed_to_answer_text())
             return
+        except Conflict as error:  # action_changed: this message showed another action
+            await message.reply_text(error.message)
+            return
         except HubError:
             fresh = await load_card(card.workspace_id, card.id) or card
             await self._show_outcome(row, fresh)
@@ -441,3 +463,8 @@ class TelegramChannel(Channel):
             chat_id=message.chat_id,
             text=_("Thank you — recorded: %(outcome)s.", outcome=outcome_text(decided) or ""),
         )
+
+
+def _bound(row: DeliveredCard) -> dict[str, Any]:
+    """The hash of the action this message showed, for an answer given from it."""
+    return {"actionHash": row.state["actionHash"]} if "actionHash" in row.state else {}

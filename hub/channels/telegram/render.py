@@ -22,6 +22,7 @@ from typing import Any
 
 from telegram import ForceReply, InlineKeyboardButton, InlineKeyboardMarkup
 
+from hub.channels.action_view import ActionView
 from hub.channels.base import Capabilities, Recipient
 from hub.channels.cards import Card, Notice
 from hub.channels.wording import agent_text, outcome_text, risk_text, when
@@ -52,11 +53,15 @@ def card_text(card: Card, capabilities: Capabilities) -> tuple[str, bool]:
     lines = _header(card)
     if not card.is_pending:
         lines += ["", _e(outcome_text(card) or "")]
+        if card.action:
+            lines += [_e(_fingerprint(card.action))]
         return "\n".join(lines), True
     full = list(lines)
     for heading, value in ((_("Why you are needed"), card.why), (_("Impact"), card.impact)):
         if value:
             full += ["", f"<b>{_e(heading)}</b>", _e(value)]
+    if card.action:
+        full += ["", *_action_lines(card.action)]
     if card.content:
         full += [
             "",
@@ -93,6 +98,24 @@ def card_text(card: Card, capabilities: Capabilities) -> tuple[str, bool]:
     ), False
 
 
+def _action_lines(action: ActionView) -> list[str]:
+    """The exact action, every field as the agent sent it (escaped, never markup)."""
+    lines = [f"<b>{_e(_('Exact action'))}</b>: <code>{_e(action.kind)}</code>"]
+    for field in action.fields:
+        editable = f" ({_e(_('editable'))})" if field.editable else ""
+        lines.append(f"{_e(field.name)}{editable}:")
+        lines.append(f"<pre>{_e(field.text)}</pre>")
+    lines.append(f"<i>{_e(_fingerprint(action))}</i>")
+    return lines
+
+
+def _fingerprint(action: ActionView) -> str:
+    shown = _("Fingerprint %(short)s", short=action.fingerprint)
+    if action.edited_from_fingerprint:
+        shown += " · " + _("edited from %(short)s", short=action.edited_from_fingerprint)
+    return shown
+
+
 def _button(label: str, data: str) -> InlineKeyboardButton:
     return InlineKeyboardButton(label, callback_data=data)
 
@@ -100,7 +123,11 @@ def _button(label: str, data: str) -> InlineKeyboardButton:
 def card_keyboard(
     card: Card, short_id: str, state: dict[str, Any], web_link: str | None
 ) -> InlineKeyboardMarkup | ForceReply | None:
-    """The controls for the card's current state; None once it is decided."""
+    """The controls for the card's current state; None once it is decided.
+
+    A card whose action has editable fields also gets a link to edit it on the web
+    (``state["editLink"]``): a chat message cannot hold that form.
+    """
     if not card.is_pending:
         return None
     if web_link is not None:
@@ -126,9 +153,13 @@ def card_keyboard(
         ]
         rows.append([_button(_("Submit (%(count)s)", count=len(ticked)), f"{short_id}:s")])
         return InlineKeyboardMarkup(rows)
-    return InlineKeyboardMarkup(
-        [[_button(_option_label(card, i), f"{short_id}:o:{i}")] for i in range(len(card.options))]
-    )
+    rows = [
+        [_button(_option_label(card, i), f"{short_id}:o:{i}")] for i in range(len(card.options))
+    ]
+    if state.get("editLink"):
+        label = _("Edit and approve on the web")
+        rows.append([InlineKeyboardButton(label, url=state["editLink"])])
+    return InlineKeyboardMarkup(rows)
 
 
 def _option_label(card: Card, index: int) -> str:

@@ -1,10 +1,11 @@
 """The simulated agent of spec §12.3 and §15 (``lineup agent demo``).
 
 For each task it: accepts, reports progress twice, creates a child task, asks a high-risk
-approval (why → impact → options → details), waits for the decision however long it takes
-(through disconnects and restarts), and only if approved posts a result message and an
-artifact and succeeds. A rejection stops the task cleanly as ``cancelled`` with who decided;
-a cancel request stops it wherever it is.
+approval (why → impact → options → details) of the exact upgrade it proposes — the person
+may edit the list of packages before approving —, waits for the decision however long it
+takes (through disconnects and restarts), and only if approved applies exactly the approved
+list, posts a result message and an artifact and succeeds. A rejection stops the task
+cleanly as ``cancelled`` with who decided; a cancel request stops it wherever it is.
 
 Every step goes through ``hub.sdk.Task``, whose ids are derived from the task and the step,
 so a restarted demo that re-runs a task it had not finished re-sends steps the hub already
@@ -17,11 +18,21 @@ import base64
 import logging
 from collections.abc import Callable
 
-from hub.sdk import Agent, Task
+from hub.sdk import Agent, ProposedAction, Task
 
 logger = logging.getLogger(__name__)
 
 Say = Callable[[str], None]
+
+UPGRADE = ProposedAction(
+    kind="packages.upgrade",
+    fields={
+        "environment": "production",
+        "packages": ["httpx 0.27 → 0.28", "pydantic 2.9 → 2.10", "uvicorn 0.30 → 0.32"],
+        "restart": "rolling",
+    },
+    editable=["packages"],
+)
 
 
 def install(agent: Agent, *, pause_s: float = 1.0, say: Say = print) -> None:
@@ -47,11 +58,8 @@ def install(agent: Agent, *, pause_s: float = 1.0, say: Say = print) -> None:
             ),
             impact="3 packages are upgraded in production; services restart for about 1 minute.",
             risk="high",
-            details={
-                "environment": "production",
-                "packages": ["httpx 0.27 → 0.28", "pydantic 2.9 → 2.10", "uvicorn 0.30 → 0.32"],
-                "rollback": "redeploy the previous release",
-            },
+            details={"rollback": "redeploy the previous release"},
+            action=UPGRADE,
         )
         if not answer.approved:
             note = f" ({answer.comment})" if answer.comment else ""
@@ -63,13 +71,17 @@ def install(agent: Agent, *, pause_s: float = 1.0, say: Say = print) -> None:
                 f"{note}.",
             )
             return
-        say(f"  approved by {answer.responded_by} via {answer.via}")
+        # Only what the person approved is applied: an edited list, never a stale one.
+        packages = answer.approved_action(UPGRADE)["packages"]
+        edited = " (edited)" if answer.edited else ""
+        say(f"  approved by {answer.responded_by} via {answer.via}{edited}: {packages}")
         await task.progress(80, "Applying the approved upgrades")
         await task.sleep(pause_s)
-        await plan.succeed("3 packages upgraded")
+        await plan.succeed(f"{len(packages)} packages upgraded")
         result = (
-            f"Done: “{task.title}”. Upgraded httpx, pydantic and uvicorn in production "
-            f"(approved by {answer.responded_by} via {answer.via}). The plan is attached."
+            f"Done: “{task.title}”. Upgraded {', '.join(packages)} in production "
+            f"(approved by {answer.responded_by} via {answer.via}{edited}; action "
+            f"{answer.action_hash}). The plan is attached."
         )
         if task.conversation_id:
             await task.post_message(result)

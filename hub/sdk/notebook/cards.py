@@ -26,6 +26,7 @@ import logging
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
+from hub.protocol.actions import action_hash, short_hash
 from hub.sdk.display import RISK_WORDS, card_of, escape, outcome_text, safe_url
 from hub.sdk.notebook.requirements import widgets
 
@@ -96,8 +97,16 @@ class CardWidget:
         self.confirm_row = widgets.HBox(
             [self.confirm_text, self.confirm, self.back], layout=widgets.Layout(display="none")
         )
+        action = card.get("action")
+        # The notebook answers bound to the action it shows, as every other surface does.
+        self.action_hash: str | None = None
+        shown = []
+        if isinstance(action, dict):
+            self.action_hash = action_hash(action["kind"], action["fields"])
+            shown.append(_html(_action_html(action)))
         parts = [
             _html(_header(self.view)),
+            *shown,
             *self._controls(card),
             self.confirm_row,
             self.status,
@@ -212,6 +221,8 @@ class CardWidget:
 
     def _single(self, option_id: str) -> dict[str, Any]:
         answer: dict[str, Any] = {"optionId": option_id}
+        if self.action_hash:
+            answer["actionHash"] = self.action_hash
         if self.comment is not None and self.comment.value.strip():
             answer["comment"] = self.comment.value.strip()
         return answer
@@ -342,6 +353,21 @@ def _header(view: Mapping[str, Any]) -> str:
     if card.get("expiresAt"):
         lines.append(f"<div><small>Answer before {escape(card['expiresAt'])}.</small></div>")
     return "".join(lines)
+
+
+def _action_html(action: Mapping[str, Any]) -> str:
+    """The exact action, read-only: editing it is done on the web."""
+    rows = "".join(
+        f'<dt><b>{escape(str(name))}</b></dt><dd><pre style="white-space:pre-wrap;margin:0">'
+        f"{escape(value if isinstance(value, str) else json.dumps(value, ensure_ascii=False))}"
+        "</pre></dd>"
+        for name, value in action["fields"].items()
+    )
+    fingerprint = short_hash(action_hash(action["kind"], action["fields"]))
+    return (
+        f"<p><b>Exact action</b>: <code>{escape(str(action['kind']))}</code> "
+        f"<i>(fingerprint {fingerprint})</i></p><dl>{rows}</dl>"
+    )
 
 
 def _details(card: Mapping[str, Any]) -> Any:

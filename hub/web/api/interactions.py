@@ -16,13 +16,23 @@ blueprint = Blueprint("api_interactions", __name__, url_prefix="/api/v1")
 
 
 class Answer(ApiModel):
-    """approval, review: ``{optionId, comment?}``; choice: ``{optionId}`` or, when the card
+    """approval, review: ``{optionId, comment?}``, plus ``actionHash`` (and ``action``, the
+    edited fields) when the card proposes an action; choice: ``{optionId}`` or, when the card
     allows several, ``{optionIds}``; input: ``{text}``, checked against the card's format."""
 
     option_id: OptionId | None = None
     option_ids: list[OptionId] | None = Field(None, max_length=20)
     text: str | None = Field(None, max_length=100_000)
     comment: str | None = Field(None, max_length=MAX_COMMENT_LENGTH)
+    action_hash: str | None = Field(
+        None,
+        max_length=80,
+        description="The hash of the proposed action as it was shown (`sha256:<hex>`); a "
+        "different one is refused with 409 `action_changed`.",
+    )
+    action: dict[str, Any] | None = Field(
+        None, description="New values of the action's editable fields, by field name."
+    )
     via: str | None = Field(
         None,
         max_length=40,

@@ -53,9 +53,9 @@ async def decide(workspace_id: str, task_id: str) -> Any:
         if card_id in views and _needs_confirmation(views[card_id], option_id, form)
     ]
     if unconfirmed:
-        return await _ask_to_confirm(frame, task_id, unconfirmed, choices)
+        return await _ask_to_confirm(frame, task_id, unconfirmed, choices, form)
     items = [
-        BatchItem(card_id, _answer(views.get(card_id), option_id))
+        BatchItem(card_id, _answer(views.get(card_id), option_id, form))
         for card_id, option_id in choices.items()
     ]
     try:
@@ -90,17 +90,24 @@ def _needs_confirmation(view: CardView, option_id: str, form: Any) -> bool:
     return bool(form.get(f"confirm-{view.id}") != option_id)
 
 
-def _answer(view: CardView | None, option_id: str) -> dict[str, Any]:
+def _answer(view: CardView | None, option_id: str, form: Any) -> dict[str, Any]:
     if view is None or view.card is None:
         return {"optionId": option_id}  # the core names the unknown card in its refusal
-    return answer_for(view.card, option_id)
+    # The hash of the action this form showed for the item, not the card's action now.
+    return answer_for(view.card, option_id, form.get(f"actionHash-{view.id}"))
 
 
 async def _ask_to_confirm(
-    frame: Any, task_id: str, unconfirmed: list[CardView], choices: dict[str, str]
+    frame: Any, task_id: str, unconfirmed: list[CardView], choices: dict[str, str], form: Any
 ) -> Any:
     task = await task_panel(frame.workspace.id, task_id)
-    task["batch_confirm"] = {"items": unconfirmed, "choices": choices}
+    # The second step carries the hashes of the actions the first step showed.
+    shown = {card_id: form.get(f"actionHash-{card_id}") for card_id in choices}
+    task["batch_confirm"] = {
+        "items": unconfirmed,
+        "choices": choices,
+        "action_hashes": {card_id: value for card_id, value in shown.items() if value},
+    }
     html = await render_template(
         "pages/task.html",
         **frame.context(),

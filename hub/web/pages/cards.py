@@ -15,12 +15,10 @@ from urllib.parse import urlsplit
 
 from pydantic import ValidationError
 
+from hub.channels.action_view import ActionView, action_view, edits_from_form
 from hub.core.models import Interaction
 from hub.core.views import effective_interaction_status
-from hub.protocol.interactions import InputFormat, InteractionCard, Option, Risk
-
-# Options that say "no": never a reason for a second step, whatever the card's risk.
-_DECLINING_IDS = frozenset({"reject", "deny", "decline", "cancel", "request_changes", "no"})
+from hub.protocol.interactions import InputFormat, InteractionCard, Option, Risk, declines
 
 # Browser-side format hints; the server's check (validate_response) stays the authority.
 _HTML_INPUT_TYPES = {InputFormat.EMAIL: "email", InputFormat.URL: "url"}
@@ -96,11 +94,18 @@ class CardView:
     def content_link(self) -> str | None:
         return safe_url(self.content_url)
 
+    @property
+    def action(self) -> ActionView | None:
+        """The exact action: as decided once answered, as proposed until then."""
+        return action_view(
+            self.card.action if self.card else None, self.status, self.interaction.response
+        )
+
     def needs_confirmation(self, option: Option) -> bool:
         """A high-risk "yes" takes a deliberate second step; a "no" never does."""
         if self.risk != Risk.HIGH.value:
             return False
-        return option.style != "danger" and option.id.lower() not in _DECLINING_IDS
+        return not declines(option.id, option.style)
 
     def input_attributes(self) -> dict[str, Any]:
         spec = self.card.input if self.card else None
@@ -194,4 +199,12 @@ def response_from_form(view: CardView, form: Any) -> dict[str, Any]:
     comment = (form.get("comment") or "").strip()
     if comment:
         response["comment"] = comment
+    proposed = view.card.action if view.card else None
+    if proposed is not None:
+        response["actionHash"] = form.get("actionHash", "")
+        option = view.card.option(response["optionId"]) if view.card else None
+        # Edits shape what a "yes" does; a "no" does nothing, so they are not sent with it.
+        edits = edits_from_form(proposed, form)
+        if edits and option is not None and not declines(option.id, option.style):
+            response["action"] = edits
     return response

@@ -12,8 +12,9 @@ from typing import Any
 
 from quart import Blueprint, flash, redirect, render_template, request, url_for
 
+from hub.channels.action_view import FIELD_PREFIX, ActionField, edits_from_form
 from hub.core.agents import list_agents
-from hub.core.errors import AlreadyDecided, Gone, InvalidInput
+from hub.core.errors import AlreadyDecided, Conflict, Gone, InvalidInput
 from hub.core.interactions import get_interaction, respond_to_interaction, responder_names
 from hub.core.models import Interaction, Task
 from hub.web.pages.cards import CardView, card_view, response_from_form
@@ -72,6 +73,7 @@ async def respond(workspace_id: str, interaction_id: str) -> Any:
         "text": form.get("text", ""),
         "comment": form.get("comment", ""),
         "optionIds": form.getlist("optionIds"),
+        **_action_values(view, form),
     }
     if view.open and not view.multiple and view.type != "input":
         option = next((o for o in view.options if o.id == form.get("optionId")), None)
@@ -95,8 +97,30 @@ async def respond(workspace_id: str, interaction_id: str) -> Any:
     except (AlreadyDecided, Gone) as error:
         await flash(error.message)
         return redirect(next_url)
+    except Conflict as error:  # action_changed: show the card as it stands now
+        values.pop("edits", None)
+        return await _render(
+            workspace_id, interaction_id, error=error.to_dict(), values=values, status=409
+        )
     await flash(_("Your answer was sent to the agent."))
     return redirect(next_url)
+
+
+def _action_values(view: CardView, form: Any) -> dict[str, Any]:
+    """What the person sent about the action, to carry through a second step or an error."""
+    proposed = view.card.action if view.card else None
+    if proposed is None:
+        return {}
+    edits = edits_from_form(proposed, form)
+    return {
+        "actionHash": form.get("actionHash", ""),
+        "edits": {k: v for k, v in form.items() if k.startswith(FIELD_PREFIX)},
+        "changed": [
+            (name, ActionField(name, value, editable=True).text)
+            for name, value in edits.items()
+            if value != proposed.fields[name]
+        ],
+    }
 
 
 async def _render(

@@ -53,6 +53,21 @@ def card(kind: str, text: str) -> dict[str, Any]:
                 {"id": "reject", "label": "Do not run", "style": "danger"},
             ],
         }
+    if kind == "approval_action":
+        return {
+            **card("approval_high", text),
+            "title": f"Run this migration? {text}",
+            "action": {
+                "kind": "db.migration",
+                "fields": {
+                    "database": f"prod-eu {text}",
+                    "statements": ["ALTER TABLE users ADD plan text", text or "VACUUM users"],
+                    "batchSize": 500,
+                    "dryRun": False,
+                },
+                "editable": ["statements", "batchSize", "dryRun"],
+            },
+        }
     if kind == "choice":
         return {
             **base,
