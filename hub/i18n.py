@@ -16,10 +16,13 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
+from datetime import timedelta
 from functools import cache
 from pathlib import Path
 from typing import Any
 
+from babel import Locale
+from babel.dates import format_timedelta
 from babel.support import NullTranslations, Translations
 from jinja2 import Environment
 
@@ -78,6 +81,14 @@ def ngettext(singular: str, plural: str, n: int, **variables: Any) -> str:
     return text % {"num": n, **variables}
 
 
+def duration(seconds: float | None) -> str:
+    """A delay in the language in effect: "90 seconds", "5 minutes", "2 hours"."""
+    if not seconds:
+        return ""
+    locale = Locale.parse(_in_effect.get())
+    return format_timedelta(timedelta(seconds=seconds), threshold=1.5, locale=locale)
+
+
 def install_gettext(env: Environment) -> None:
     """Let ``env``'s templates say ``{{ _("...", name=value) }}`` in the language in effect;
     with autoescaping on, the values are escaped and the translation is not."""
@@ -91,6 +102,7 @@ __all__ = [
     "DEFAULT_LANGUAGE",
     "TRANSLATIONS_DIR",
     "catalogue_name",
+    "duration",
     "gettext",
     "install_gettext",
     "language_in_effect",

@@ -121,6 +121,11 @@ class Channel(ABC):
     async def deliver_card(self, recipient: Recipient, card: Card) -> None:
         """Send a pending card; render it or, if ``capabilities`` say no, link to it."""
 
+    async def remind_card(self, recipient: Recipient, card: Card) -> None:
+        """Remind the person of a pending card (its approval policy's reminder); default:
+        send the card again. A surface that can point at the copy it sent may do that."""
+        await self.deliver_card(recipient, card)
+
     async def update_card(self, recipient: Recipient, card: Card) -> None:  # noqa: B027
         """Turn the copy sent earlier read-only with the outcome; default: nothing to do
         (a surface that cannot change what it sent, like email, shows the outcome on its

@@ -20,6 +20,7 @@ from typing import Any
 from hub.channels.action_view import ActionView, action_view
 from hub.core.interactions import display_names
 from hub.core.models import Agent, Interaction, Task
+from hub.core.policies import PolicyStatus, policy_status
 from hub.core.views import effective_interaction_status
 from hub.protocol.actions import ProposedAction
 from hub.protocol.interactions import InputSpec, InteractionCard, InteractionType, Risk
@@ -78,6 +79,9 @@ class Card:
         """The hash of the action as proposed: what a message shows and an answer binds to."""
         return self.proposed_action.hash if self.proposed_action else None
 
+    policy: PolicyStatus | None = None
+    people: dict[str, str] = field(default_factory=dict)  # user id → display name
+
     @property
     def is_pending(self) -> bool:
         return self.status == "pending"
@@ -119,7 +123,11 @@ async def build_card(interaction: Interaction) -> Card:
     card = InteractionCard.model_validate(interaction.payload)
     task = await Task.filter(id=interaction.task_id).first() if interaction.task_id else None
     agent = await Agent.filter(id=interaction.agent_id).first() if interaction.agent_id else None
-    names = await display_names([interaction.responded_by] if interaction.responded_by else [])
+    policy = policy_status(interaction)
+    people = {f"user:{u}" for u in policy.people} if policy else set()
+    if interaction.responded_by:
+        people.add(interaction.responded_by)
+    names = await display_names(people)
     response = interaction.response
     sensitive = bool(card.input and card.input.sensitive)
     text = response.get("text") if response else None
@@ -156,6 +164,8 @@ async def build_card(interaction: Interaction) -> Card:
         answer_hidden=sensitive and text is not None,
         comment=(response or {}).get("comment"),
         proposed_action=card.action,
+        policy=policy,
+        people={actor.partition(":")[2]: name for actor, name in names.items()},
     )
 
 

@@ -25,10 +25,12 @@ from hub.channels.wording import (
     already_decided_text,
     not_allowed_to_answer_text,
     outcome_text,
+    policy_lines,
     risk_text,
+    voted_text,
     when,
 )
-from hub.core.errors import AlreadyDecided, Conflict, Gone, InvalidInput, NotFound
+from hub.core.errors import AlreadyDecided, Conflict, Forbidden, Gone, InvalidInput, NotFound
 from hub.core.models import Membership, User
 from hub.core.notification_models import UsedLink
 from hub.core.permissions import NotAllowedToAnswer, may_answer
@@ -102,6 +104,7 @@ def _context(card: Card, language: str, **extra: Any) -> dict[str, Any]:
         "agent": agent_text(card),
         "outcome": outcome_text(card),
         "expires": when(card.expires_at) if card.expires_at else None,
+        "policy": policy_lines(card),
         **extra,
     }
 
@@ -135,6 +138,10 @@ async def show(token: str) -> tuple[str, int]:
             return page, 200
         if not await may_answer(link.workspace_id, recipient.user_id):
             return await _problem(_Refused("not_allowed_to_answer", language, card))
+        voted = voted_text(card, recipient.user_id)
+        if voted:  # a quorum voter is told their vote stands, not asked again
+            values = _context(card, language, outcome=voted)
+            return await render_template("channels/link_card.html", **values), 200
         return await _form(card, language, link), 200
 
 
@@ -195,17 +202,27 @@ async def _decide(link: CardLink, recipient: Recipient, card: Card) -> tuple[str
     except NotAllowedToAnswer:  # made a viewer between the check above and the answer
         await UsedLink.filter(nonce=link.nonce).delete()
         return await _problem(_Refused("not_allowed_to_answer", language, card))
+    except Conflict as error:
+        await UsedLink.filter(nonce=link.nonce).delete()
+        if error.code == "action_changed":  # the message showed another action
+            return await _form(card, language, link, error=error.message), 409
+        values = _context(card, language, already=error.message)  # voted already
+        return await render_template("channels/link_card.html", **values), error.status
+    except Forbidden as refused:  # not a named approver
+        await UsedLink.filter(nonce=link.nonce).delete()
+        values = _context(card, language, already=refused.message)
+        return await render_template("channels/link_card.html", **values), refused.status
     except (Gone, NotFound):
         await UsedLink.filter(nonce=link.nonce).delete()
         fresh = await load_card(card.workspace_id, card.id)
         values = _context(fresh or card, language)
         return await render_template("channels/link_card.html", **values), 410
-    except Conflict as error:  # action_changed: the message showed another action
-        await UsedLink.filter(nonce=link.nonce).delete()
-        return await _form(card, language, link, error=error.message), 409
+    # A vote on a quorum card leaves it open: say how far the votes are.
+    voted = voted_text(card, recipient.user_id)
+    extra = {"outcome": voted} if voted else {}
     body = await render_template(
         "channels/link_card.html",
-        **_context(card, language, thanks=True),
+        **_context(card, language, thanks=True, **extra),
     )
     return body, 200
 

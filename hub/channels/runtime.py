@@ -166,12 +166,15 @@ class ChannelRuntime:
         card = await load_card(row.workspace_id, row.interaction_id or "")
         if card is None:
             return Outcome.SKIPPED
-        if row.kind == NotificationKind.WAITING:
+        if row.kind in (NotificationKind.WAITING, NotificationKind.REMINDER):
             if not card.is_pending:  # decided before it went out: nothing to ask any more
                 return Outcome.SKIPPED
             if not await may_answer(row.workspace_id, user.id):  # made a viewer, or left
                 return Outcome.SKIPPED
-            await channel.deliver_card(recipient, card)
+            if row.kind == NotificationKind.REMINDER:
+                await channel.remind_card(recipient, card)
+            else:
+                await channel.deliver_card(recipient, card)
         elif channel.capabilities.updates_sent_cards:
             await channel.update_card(recipient, card)
         else:  # e.g. a mail: its link pages show the outcome instead

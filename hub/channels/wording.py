@@ -11,6 +11,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 from hub.channels.cards import Card
+from hub.i18n import duration
 from hub.i18n import gettext as _
 from hub.protocol.interactions import Risk
 
@@ -42,6 +43,7 @@ def via_text(via: str | None) -> str:
         "email": _("email"),
         "telegram": _("Telegram"),
         "notebook": _("a notebook"),
+        "policy": _("the approval policy"),
     }
     # A plugin's surface is named as it names itself.
     return surfaces.get(via or "", via or "")
@@ -96,13 +98,97 @@ def agent_text(card: Card) -> str:
     return card.agent_name or _("An agent")
 
 
+def policy_lines(card: Card) -> list[str]:
+    """The card's approval policy and its votes so far, a sentence a line; [] without one."""
+    policy = card.policy
+    if policy is None:
+        return []
+
+    def names(user_ids: tuple[str, ...]) -> str:
+        return ", ".join(card.people.get(u, u) for u in user_ids)
+
+    if policy.is_quorum and policy.approvers:
+        lines = [
+            _(
+                "👥 Needs %(required)s of %(total)s approvals: %(names)s.",
+                required=policy.required,
+                total=len(policy.approvers),
+                names=names(policy.approvers),
+            )
+        ]
+    elif policy.is_quorum:
+        lines = [_("👥 Needs %(required)s approvals.", required=policy.required)]
+    elif policy.approvers:
+        lines = [_("👥 Any one of %(names)s decides.", names=names(policy.approvers))]
+    else:
+        lines = []
+    if policy.is_quorum and card.is_pending:
+        lines.append(
+            _(
+                "%(count)s of %(required)s approvals so far.",
+                count=policy.approvals,
+                required=policy.required,
+            )
+        )
+    for vote in policy.votes:
+        option = card.option(str(vote.get("optionId")))
+        who = str(vote.get("actor", "")).partition(":")[2]
+        label = option.label if option else vote.get("optionId")
+        via = via_text(str(vote.get("via") or ""))
+        lines.append(
+            "· "
+            + _(
+                "%(who)s: %(label)s (via %(via)s)",
+                who=card.people.get(who, who),
+                label=label,
+                via=via,
+            )
+        )
+    if card.is_pending:
+        if policy.remind_after_s:
+            lines.append(_("Reminder after %(delay)s.", delay=duration(policy.remind_after_s)))
+        if policy.escalate_after_s:
+            lines.append(
+                _(
+                    "Escalates to %(names)s after %(delay)s.",
+                    names=names(policy.escalate_to),
+                    delay=duration(policy.escalate_after_s),
+                )
+            )
+        if card.expires_at:
+            lines.append(_expiry_text(policy.expiry))
+    return lines
+
+
+def _expiry_text(expiry: str) -> str:
+    if expiry == "deny":
+        return _("If nobody decides in time, it is denied.")
+    if expiry == "approve":
+        return _("If nobody decides in time, it is approved.")
+    return _("If nobody decides in time, it expires undecided.")
+
+
+def voted_text(card: Card, user_id: str) -> str | None:
+    """What a voter is told about their vote on a still-open quorum card; None otherwise."""
+    vote = card.policy.vote_of(user_id) if card.policy and card.is_pending else None
+    if vote is None or card.policy is None:
+        return None
+    return _(
+        "Your vote is recorded: %(count)s of %(required)s approvals.",
+        count=card.policy.approvals,
+        required=card.policy.required,
+    )
+
+
 __all__ = [
     "agent_text",
     "already_decided_text",
     "chosen_text",
     "outcome_text",
+    "policy_lines",
     "risk_text",
     "via_text",
+    "voted_text",
     "when",
     "who_text",
 ]

@@ -16,6 +16,10 @@ from hub.core.models import Event
 
 AUDITED_TYPES = (
     "interaction.resolved",
+    "interaction.voted",
+    "interaction.reminded",
+    "interaction.escalated",
+    "interaction.expired",
     "agent.paired",
     "agent.remote_added",
     "agent.confirmed",
@@ -34,6 +38,8 @@ _SUBJECT_KEYS = (
     "via",
     "respondedBy",
     "reason",
+    "to",  # a policy's reminder: who was reminded
+    "escalateTo",
     "batchId",
     "invitationId",
     "userId",
@@ -62,6 +68,11 @@ def audit_entry(event: Event) -> dict[str, Any]:
         entry.update(
             {k: response[k] for k in ("actionHash", "editedFrom", "action") if k in response}
         )
+        if isinstance(response.get("votes"), list):
+            entry["votes"] = [
+                {k: v for k, v in vote.items() if k in ("actor", "optionId", "via", "at")}
+                for vote in response["votes"]
+            ]
     return entry
 
 

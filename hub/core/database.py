@@ -28,6 +28,8 @@ MODELS_MODULE = "hub.core.models"
 NOTIFICATION_MODELS_MODULE = "hub.core.notification_models"
 # Remote (A2A) agents' cards, sealed keys and call ledger.
 REMOTE_MODELS_MODULE = "hub.core.remote_models"
+# Workspace approval-policy rules.
+POLICY_MODELS_MODULE = "hub.core.policy_models"
 MIGRATIONS_MODULE = "hub.core.migrations"
 
 # WAL lets readers run beside the writer; a busy timeout turns "database is locked" into a
@@ -51,7 +53,12 @@ def tortoise_config(database_url: str) -> dict[str, Any]:
         "connections": {"default": normalise_url(database_url)},
         "apps": {
             "models": {
-                "models": [MODELS_MODULE, NOTIFICATION_MODELS_MODULE, REMOTE_MODELS_MODULE],
+                "models": [
+                    MODELS_MODULE,
+                    NOTIFICATION_MODELS_MODULE,
+                    REMOTE_MODELS_MODULE,
+                    POLICY_MODELS_MODULE,
+                ],
                 "migrations": MIGRATIONS_MODULE,
                 "default_connection": "default",
             }

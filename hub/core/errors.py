@@ -117,3 +117,17 @@ class Unavailable(HubError):
     close_code = 1013  # try again later
     code = "unavailable"
     hint = "The hub cannot reach its database right now; retry in a few seconds."
+
+
+def refused_answer(problem: str, rule: str) -> HubError:
+    """The error for an answer that does not fit its card (``rule`` is the protocol's code).
+
+    An action that changed since the person saw it is a conflict (409: reload and decide
+    again); any other misfit is invalid input (422: fix the answer)."""
+    if rule == "action_changed":
+        return Conflict(
+            problem,
+            code=rule,
+            hint="Reload the card to see the action as it stands now, then decide again.",
+        )
+    return InvalidInput(problem, code=rule)

@@ -26,6 +26,7 @@ PREFIXES = {
     "channel_link_token": "clt",
     "invitation": "inv",
     "batch": "bat",
+    "policy_rule": "pol",
 }
 
 

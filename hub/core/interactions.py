@@ -17,6 +17,8 @@ from hub.core.events import append_event
 from hub.core.idempotency import envelope_id_for
 from hub.core.models import Interaction, InteractionStatus, User
 from hub.core.permissions import ensure_may_answer
+from hub.core.policies import is_quorum
+from hub.core.policy_clock import resolve_if_decided
 from hub.core.views import interaction_view, iso
 
 # Surfaces name themselves with a short token ("web", "api", "telegram", "email", ...).
@@ -80,11 +82,13 @@ async def respond_to_interaction(
     ``batch_id`` marks an answer given together with others (``hub.core.batches``); the
     event carries it so the audit trail shows the answers as one batch.
 
-    Raises ``InvalidInput`` (code ``invalid_response``) when the answer does not fit the
-    card, ``NotAllowedToAnswer`` (403) when ``responder`` is a viewer or not a member of the
-    workspace, ``AlreadyDecided`` (409) when someone answered first — its details say who
-    (``respondedBy``, ``respondedByName``), how (``via``) and when (``respondedAt``) — and
-    ``Gone`` when the card expired or was cancelled with its task.
+    On a card whose approval policy is a quorum the answer is a vote (``interaction.voted``)
+    and the card resolves once the votes decide; ``Conflict`` (``already_voted``) tells a
+    voter who voted before. Raises ``Forbidden`` (``not_allowed_to_answer`` for a viewer
+    or a stranger) when the responder may not answer (``hub.core.permissions``),
+    ``InvalidInput`` (code ``invalid_response``) when the answer does not fit the card,
+    ``AlreadyDecided`` (409) when someone answered first — its details say who (``respondedBy``, ``respondedByName``), how (``via``) and when
+    (``respondedAt``) — and ``Gone`` when the card expired or was cancelled with its task.
     """
     if not _VIA.match(via):
         raise InvalidInput(f"{via!r} is not a surface name.", code="invalid_via")
@@ -94,6 +98,7 @@ async def respond_to_interaction(
         raise InvalidInput("The answer must be a JSON object.", code="invalid_response")
     interaction = await get_interaction(workspace_id, interaction_id)
     await ensure_may_answer(interaction, responder)
+    quorum = is_quorum(interaction)
     payload: dict[str, Any] = {
         "interactionId": interaction.id,
         "response": response,
@@ -105,7 +110,8 @@ async def respond_to_interaction(
     try:
         await append_event(
             workspace_id,
-            "interaction.resolved",
+            # On a quorum card an answer is a vote; the votes resolve it (hub.core.votes).
+            "interaction.voted" if quorum else "interaction.resolved",
             payload,
             actor=responder,
             task_id=interaction.task_id,
@@ -116,6 +122,8 @@ async def respond_to_interaction(
         )
     except AlreadyDecided:
         raise await _already_decided(workspace_id, interaction.id) from None
+    if quorum:
+        await resolve_if_decided(workspace_id, interaction.id)
     return await get_interaction(workspace_id, interaction.id)
 
 

@@ -301,11 +301,20 @@ class Interaction(Model):
     responded_at = fields.DatetimeField(null=True)
     expires_at = fields.DatetimeField(null=True)
     created_at = fields.DatetimeField()
+    # The approval policy that applies (the agent's or a workspace rule's), approvers as
+    # user ids; None: the first answer of anyone allowed decides (see hub.core.policies).
+    policy: dict[str, Any] | None = fields.JSONField(null=True)
+    # Quorum votes so far, oldest first (null on cards asked before policies existed).
+    votes: list[Any] | None = fields.JSONField(null=True)
+    reminded_at = fields.DatetimeField(null=True)
+    escalated_at = fields.DatetimeField(null=True)
+    # When the policy clock must next look at this card (reminder, escalation, expiry).
+    policy_due_at = fields.DatetimeField(null=True)
 
     class Meta:
         table = "interaction"
-        # "Waiting for me" reads a workspace's pending cards.
-        indexes = (("workspace_id", "status"),)
+        # "Waiting for me" reads a workspace's pending cards; the policy clock reads due ones.
+        indexes = (("workspace_id", "status"), ("status", "policy_due_at"))
 
 
 class Artifact(Model):

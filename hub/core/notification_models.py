@@ -32,6 +32,8 @@ class NotificationKind(StrEnum):
     FAILED = "failed"  # a task failed
     DECIDED = "decided"  # a card you were sent was decided (or expired): update your copy
     INVITED = "invited"  # an invitation to join a workspace, mailed to its address
+    REMINDER = "reminder"  # a card still waits for you: sent where it has not been yet
+    UPDATED = "updated"  # a card you were sent got a vote: update your copy's count
 
 
 class NotificationStatus(StrEnum):

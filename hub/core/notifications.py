@@ -6,6 +6,11 @@ if its cause was committed. Three causes:
 
 * ``interaction.requested`` → "waiting for you" to each member who wants it, per surface;
 * a task reaching ``failed`` → "failed", likewise;
+* an approval policy's reminder or escalation (``interaction.reminded`` / ``.escalated``) →
+  "waiting for you" again, to the people it names (a reminder goes to a surface the card
+  has not reached yet, when there is one);
+* a quorum vote (``interaction.voted``) → "updated" on each surface that was sent the card,
+  so every copy shows the new count;
 * a card leaving ``pending`` (answered, expired, or cancelled with its task) → "decided" on
   each surface that was sent the card, so every copy turns read-only with the outcome.
 
@@ -29,6 +34,7 @@ from hub.core.notification_models import (
     ChannelAccount,
     Notification,
     NotificationKind,
+    NotificationSettings,
     NotificationStatus,
 )
 from hub.core.preferences import enabled, quiet_until, settings_for, surfaces
@@ -44,6 +50,19 @@ async def enqueue_for(event: Event, connection: Connection) -> None:
             await _enqueue_waiting(event, connection, interaction_id)
     elif event.type == "interaction.resolved" or event.type == "interaction.expired":
         await _enqueue_decided(event, connection, [event.payload["interactionId"]])
+    elif event.type == "interaction.escalated":
+        await _enqueue(
+            event,
+            connection,
+            NotificationKind.WAITING,
+            "waiting",
+            interaction_id=event.payload["interactionId"],
+            only=[str(u) for u in event.payload.get("escalateTo") or []],
+        )
+    elif event.type == "interaction.reminded":
+        await _enqueue_reminders(event, connection)
+    elif event.type == "interaction.voted":
+        await _enqueue_updated(event, connection)
     if event.task_id and event.type.startswith("task."):
         task = await Task.filter(id=event.task_id).using_db(connection).first()
         if task is not None and task.status in TERMINAL_STATUSES:
@@ -74,9 +93,69 @@ async def _recipients(workspace_id: str, connection: Connection) -> list[str]:
 
 
 async def _enqueue_waiting(event: Event, connection: Connection, interaction_id: str) -> None:
+    # A policy that names its approvers is news to them alone.
+    policy = (event.payload.get("interaction") or {}).get("policy") or {}
     await _enqueue(
-        event, connection, NotificationKind.WAITING, "waiting", interaction_id=interaction_id
+        event,
+        connection,
+        NotificationKind.WAITING,
+        "waiting",
+        interaction_id=interaction_id,
+        only=list(policy.get("approvers") or []) or None,
     )
+
+
+async def _enqueue_reminders(event: Event, connection: Connection) -> None:
+    """Remind each person on a surface the card has not reached yet ("a second surface"),
+    else where it did; quiet hours hold a reminder back like any news."""
+    interaction_id = event.payload["interactionId"]
+    sent = {
+        (str(user_id), str(surface))
+        for user_id, surface in await Notification.filter(
+            interaction_id=interaction_id, kind=NotificationKind.WAITING
+        )
+        .using_db(connection)
+        .values_list("user_id", "surface")
+    }
+    rows: list[Notification] = []
+    for user_id in [str(u) for u in event.payload.get("to") or []]:
+        settings = await settings_for(user_id, connection)
+        reachable = await _reachable_surfaces(user_id, settings, connection)
+        fresh = [s for s in reachable if (user_id, s) not in sent]
+        due = quiet_until(settings, event.recorded_at) or event.recorded_at
+        for surface in fresh or reachable:
+            row = _row(
+                event,
+                NotificationKind.REMINDER,
+                user_id,
+                surface,
+                f"reminder:{interaction_id}:{user_id}",
+                due,
+            )
+            row.interaction_id, row.task_id = interaction_id, event.task_id
+            rows.append(row)
+    await _insert_new(rows, connection)
+
+
+async def _reachable_surfaces(
+    user_id: str, settings: NotificationSettings, connection: Connection
+) -> list[str]:
+    """Surfaces that can put a card in front of the person: linked if they need an account,
+    and sending cards (a surface that sends none by default, like the notebook whose inbox
+    reads the log, counts only if the person turned it on)."""
+    linked = {
+        str(surface)
+        for surface in await ChannelAccount.filter(user_id=user_id)
+        .using_db(connection)
+        .values_list("surface", flat=True)
+    }
+    return [
+        surface.name
+        for surface in surfaces().values()
+        if surface.outbox
+        and (not surface.needs_account or surface.name in linked)
+        and (surface.defaults or enabled(settings, surface.name, "waiting"))
+    ]
 
 
 async def _enqueue_failed(event: Event, connection: Connection, task: Task) -> None:
@@ -91,10 +170,13 @@ async def _enqueue(
     *,
     interaction_id: str | None = None,
     task_id: str | None = None,
+    only: list[str] | None = None,
 ) -> None:
     subject = interaction_id or task_id
     rows: list[Notification] = []
     for user_id in await _recipients(event.workspace_id, connection):
+        if only is not None and user_id not in only:
+            continue
         settings = await settings_for(user_id, connection)
         linked = {
             str(surface)
@@ -121,7 +203,10 @@ async def _enqueue_decided(
     if not interaction_ids:
         return
     sent = await (
-        Notification.filter(interaction_id__in=interaction_ids, kind=NotificationKind.WAITING)
+        Notification.filter(
+            interaction_id__in=interaction_ids,
+            kind__in=[NotificationKind.WAITING, NotificationKind.REMINDER],
+        )
         .using_db(connection)
         .values_list("interaction_id", "user_id", "surface")
     )
@@ -137,6 +222,32 @@ async def _enqueue_decided(
             event.recorded_at,
         )
         row.interaction_id, row.task_id = str(interaction_id), event.task_id
+        rows.append(row)
+    await _insert_new(rows, connection)
+
+
+async def _enqueue_updated(event: Event, connection: Connection) -> None:
+    """A vote changes the count every copy of the card shows: update each copy."""
+    interaction_id = event.payload["interactionId"]
+    sent = await (
+        Notification.filter(
+            interaction_id=interaction_id,
+            kind__in=[NotificationKind.WAITING, NotificationKind.REMINDER],
+        )
+        .using_db(connection)
+        .values_list("user_id", "surface")
+    )
+    rows = []
+    for user_id, surface in sent:
+        row = _row(
+            event,
+            NotificationKind.UPDATED,
+            str(user_id),
+            str(surface),
+            f"updated:{interaction_id}:{event.sequence}:{user_id}",
+            event.recorded_at,
+        )
+        row.interaction_id, row.task_id = interaction_id, event.task_id
         rows.append(row)
     await _insert_new(rows, connection)
 

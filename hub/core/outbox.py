@@ -159,7 +159,8 @@ class OutboxWorker:
         return list(rows)
 
     async def _deliver_one(self, row: Notification) -> None:
-        if row.kind == NotificationKind.DECIDED and await self._card_still_on_its_way(row):
+        updates = (NotificationKind.DECIDED, NotificationKind.UPDATED)
+        if row.kind in updates and await self._card_still_on_its_way(row):
             return
         try:
             outcome = await self.deliver(row)

@@ -1,5 +1,9 @@
 """Who may do what in a workspace: the one place that decides who may answer a card.
 
+Each rule is a function of its own that raises the hub's ``Forbidden`` saying why and what
+to do; ``ensure_may_answer`` runs them in turn: first the person's role, then the card's
+approval policy (``hub.core.policies.ensure_named_approver``).
+
 Owners and members answer; viewers watch. Whatever the surface — the API, a web form, an
 email link, a Telegram button, a notebook — the answer reaches ``respond_to_interaction``,
 which asks ``ensure_may_answer`` before anything is written, so a link or a button sent
@@ -11,6 +15,7 @@ from __future__ import annotations
 
 from hub.core.errors import Forbidden
 from hub.core.models import Interaction, Membership, Role
+from hub.core.policies import ensure_named_approver
 
 ANSWERING_ROLES = frozenset({Role.OWNER, Role.MEMBER})
 
@@ -44,6 +49,9 @@ async def ensure_may_answer(interaction: Interaction, responder: str) -> None:
         return
     role = await role_in(interaction.workspace_id, user_id) if kind == "user" else None
     if role in ANSWERING_ROLES:
+        # An approval policy that names its approvers admits only them (and those
+        # escalated to), among the people who may answer at all.
+        await ensure_named_approver(interaction, responder)
         return
     if role == Role.VIEWER:
         raise NotAllowedToAnswer(

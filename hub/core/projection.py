@@ -18,8 +18,16 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from hub.core import agent_lifecycle, member_changes, notifications
-from hub.core.errors import AlreadyDecided, Conflict, Forbidden, Gone, InvalidInput, NotFound
+from hub.core import agent_lifecycle, member_changes, notifications, policies, votes
+from hub.core.errors import (
+    AlreadyDecided,
+    Conflict,
+    Forbidden,
+    Gone,
+    InvalidInput,
+    NotFound,
+    refused_answer,
+)
 from hub.core.models import (
     PROJECTION_MODELS,
     Artifact,
@@ -32,7 +40,6 @@ from hub.core.models import (
 )
 from hub.core.task_states import TERMINAL_STATUSES, TaskStatus, check_transition, parse_status
 from hub.protocol.interactions import (
-    ACTION_CHANGED,
     InteractionCard,
     ResponseError,
     validate_response,
@@ -308,10 +315,12 @@ async def _interaction_requested(event: Event, connection: Connection) -> None:
         if task.status != TaskStatus.WAITING_FOR_HUMAN:
             task.status = check_transition(task.status, TaskStatus.WAITING_FOR_HUMAN).value
             await _save_moved(task, event, connection)
+    # Reads the workspace's rules the first time only; the event then carries the policy,
+    # so a replay gives the same card whatever the rules say by then.
+    card.policy = await policies.choose_policy(event, card, actor_agent_id(event.actor), connection)
     event.payload = {**event.payload, "interaction": card.wire()}
     _about(event, task.id if task else None)
-    await Interaction.create(
-        using_db=connection,
+    interaction = Interaction(
         id=card.id,
         workspace_id=event.workspace_id,
         task_id=task.id if task else None,
@@ -322,13 +331,20 @@ async def _interaction_requested(event: Event, connection: Connection) -> None:
         payload=card.wire(),
         expires_at=card.expires_at,
         created_at=event.recorded_at,
+        policy=card.policy.wire() if card.policy else None,
+        votes=[],
     )
+    interaction.policy_due_at = policies.policy_due_at(interaction)
+    await interaction.save(using_db=connection, force_create=True)
 
 
-@handles("interaction.resolved")
-async def _interaction_resolved(event: Event, connection: Connection) -> None:
-    payload = event.payload
-    interaction_id = _require(payload, "interactionId")
+async def _answerable(event: Event, connection: Connection) -> Interaction:
+    """The event's card, locked, if it still takes an answer; else the refusal saying why.
+
+    The policy's own steps (``hub:policy``) may act on a card past its expiry: applying
+    the expiry default is one of them.
+    """
+    interaction_id = _require(event.payload, "interactionId")
     interaction = (
         await Interaction.filter(id=interaction_id, workspace_id=event.workspace_id)
         .using_db(connection)
@@ -354,29 +370,50 @@ async def _interaction_resolved(event: Event, connection: Connection) -> None:
             f"Interaction {interaction.id} was {interaction.status.value} and takes no answer.",
             code=f"interaction_{interaction.status.value}",
         )
-    if interaction.expires_at is not None and interaction.expires_at <= event.recorded_at:
+    if (
+        event.actor != policies.POLICY_ACTOR
+        and interaction.expires_at is not None
+        and interaction.expires_at <= event.recorded_at
+    ):
         raise Gone(
             f"Interaction {interaction.id} expired at {interaction.expires_at:%Y-%m-%d %H:%M} UTC.",
             code="interaction_expired",
             hint="Ask the agent to send the request again if it is still needed.",
         )
-    try:
-        card = InteractionCard.model_validate(interaction.payload)
-        response = validate_response(card, payload.get("response") or {})
-    except ResponseError as error:
-        if error.code == ACTION_CHANGED:
+    return interaction
+
+
+@handles("interaction.resolved")
+async def _interaction_resolved(event: Event, connection: Connection) -> None:
+    payload = event.payload
+    interaction = await _answerable(event, connection)
+    expiry_default = event.actor == policies.POLICY_ACTOR and payload.get("reason") == "expired"
+    if policies.is_quorum(interaction) and not expiry_default:
+        # A quorum card resolves only from its votes, never around them.
+        decided = votes.decision(interaction)
+        if event.actor != policies.POLICY_ACTOR or decided is None:
             raise Conflict(
-                str(error),
-                code=ACTION_CHANGED,
-                hint="Reload the card to see the action as it stands now, then decide again.",
-            ) from None
-        raise InvalidInput(str(error), code=error.code) from None
+                f"Interaction {interaction.id} is decided by a quorum of votes.",
+                code="quorum_not_reached",
+                hint="Vote on it (respond to it); it resolves once enough approvers agree.",
+            )
+        response, deciding = decided
+        payload = {**payload, "respondedBy": deciding["actor"], "via": deciding["via"]}
+    else:
+        try:
+            card = InteractionCard.model_validate(interaction.payload)
+            response = validate_response(card, payload.get("response") or {})
+        except ResponseError as error:
+            raise refused_answer(str(error), error.code) from None
+        if interaction.votes:
+            response["votes"] = list(interaction.votes)
     event.payload = {**payload, "response": response}
     interaction.status = InteractionStatus.RESOLVED
     interaction.response = response
     interaction.responded_by = _require(payload, "respondedBy")
     interaction.responded_via = _require(payload, "via")
     interaction.responded_at = event.recorded_at
+    interaction.policy_due_at = None
     await interaction.save(using_db=connection)
     event.recipient_agent_id = interaction.agent_id
     _about(event, interaction.task_id)
@@ -400,10 +437,37 @@ async def _interaction_expired(event: Event, connection: Connection) -> None:
             id=interaction_id, workspace_id=event.workspace_id, status=InteractionStatus.PENDING
         )
         .using_db(connection)
-        .update(status=InteractionStatus.EXPIRED)
+        .update(status=InteractionStatus.EXPIRED, policy_due_at=None)
     )
     if not updated:
         raise Conflict(f"Interaction {interaction_id} is not pending.", code="not_pending")
+
+
+@handles("interaction.voted")
+async def _interaction_voted(event: Event, connection: Connection) -> None:
+    interaction = await _answerable(event, connection)
+    if not policies.is_quorum(interaction):
+        raise Conflict(
+            f"Interaction {interaction.id} takes one answer, not votes.",
+            code="not_a_quorum",
+            hint="Answer it with interaction.resolved (respond to it).",
+        )
+    await votes.record_vote(event, interaction, connection)
+    _about(event, interaction.task_id)
+
+
+@handles("interaction.reminded")
+async def _interaction_reminded(event: Event, connection: Connection) -> None:
+    interaction = await _answerable(event, connection)
+    await policies.record_reminder(event, interaction, connection)
+    _about(event, interaction.task_id)
+
+
+@handles("interaction.escalated")
+async def _interaction_escalated(event: Event, connection: Connection) -> None:
+    interaction = await _answerable(event, connection)
+    await policies.record_escalation(event, interaction, connection)
+    _about(event, interaction.task_id)
 
 
 # --- artifacts --------------------------------------------------------------------------

@@ -109,6 +109,9 @@ def interaction_view(
         "respondedAt": iso(interaction.responded_at),
         "expiresAt": iso(interaction.expires_at),
         "createdAt": iso(interaction.created_at),
+        # The approval policy that applies (approvers as user ids) and the votes so far.
+        "policy": interaction.policy,
+        "votes": list(interaction.votes or []),
     }
 
 

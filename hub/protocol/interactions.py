@@ -85,6 +85,53 @@ _DEFAULT_OPTIONS: dict[InteractionType, list[Option]] = {
 }
 
 
+MAX_APPROVERS = 50
+MAX_POLICY_DELAY_S = 30 * 24 * 3600  # a month: longer waits are a mistake, not a policy
+
+
+class ApprovalPolicy(WireModel):
+    """Who must approve a card and what the hub does while it waits.
+
+    ``any``: the first answer of an allowed person decides. ``quorum``: ``required``
+    approvals decide; the first rejection decides at once. ``approvers`` names who may
+    answer (member emails or user ids; empty means every member who may answer).
+    ``on_expiry`` is what the hub decides when ``expiresAt`` passes; ``None`` means "deny"
+    for a high-risk card and "expire" (nothing decided) otherwise.
+    """
+
+    mode: Literal["any", "quorum"] = "any"
+    approvers: list[Annotated[str, StringConstraints(min_length=1, max_length=320)]] = Field(
+        default_factory=list, max_length=MAX_APPROVERS
+    )
+    required: int = Field(1, ge=1, le=MAX_APPROVERS)
+    remind_after_s: int | None = Field(None, ge=1, le=MAX_POLICY_DELAY_S)
+    escalate_after_s: int | None = Field(None, ge=1, le=MAX_POLICY_DELAY_S)
+    escalate_to: list[Annotated[str, StringConstraints(min_length=1, max_length=320)]] = Field(
+        default_factory=list, max_length=MAX_APPROVERS
+    )
+    on_expiry: Literal["deny", "approve", "expire"] | None = None
+
+    @model_validator(mode="after")
+    def _consistent(self) -> ApprovalPolicy:
+        if len(set(self.approvers)) != len(self.approvers):
+            raise ValueError("each approver may be named once")
+        if self.mode == "any" and self.required != 1:
+            raise ValueError("'required' applies to a quorum; set mode to 'quorum'")
+        if self.approvers and self.required > len(self.approvers):
+            raise ValueError("a quorum cannot need more approvals than there are approvers")
+        if self.escalate_after_s is not None and not self.escalate_to:
+            raise ValueError("'escalateAfterS' needs 'escalateTo': whom to escalate to")
+        if self.escalate_to and self.escalate_after_s is None:
+            raise ValueError("'escalateTo' needs 'escalateAfterS': when to escalate")
+        return self
+
+    def expiry_outcome(self, risk: Risk | None) -> str:
+        """What expiry decides: the explicit choice, else the safe default for the risk."""
+        if self.on_expiry is not None:
+            return self.on_expiry
+        return "deny" if risk is Risk.HIGH else "expire"
+
+
 class InteractionCard(WireModel):
     """What an agent asks of a person. Structure of §7.3: why → impact → options → details."""
 
@@ -104,6 +151,7 @@ class InteractionCard(WireModel):
     details: dict[str, Any] = Field(default_factory=dict)
     expires_at: datetime | None = None
     action: ProposedAction | None = None  # approval and review: exactly what will be done
+    policy: ApprovalPolicy | None = None
 
     @model_validator(mode="after")
     def _fits_its_type(self) -> InteractionCard:
@@ -129,10 +177,32 @@ class InteractionCard(WireModel):
             upper = self.max_selections or len(self.options)
             if not self.min_selections <= upper <= len(self.options):
                 raise ValueError("selection bounds must satisfy min ≤ max ≤ number of options")
+        decides_itself = self.policy is not None and (
+            self.policy.mode == "quorum" or self.policy.on_expiry in ("deny", "approve")
+        )
+        if decides_itself and self.type not in _DEFAULT_OPTIONS:
+            raise ValueError("a quorum or an expiry decision needs an approval or review card")
         return self
 
     def option(self, option_id: str) -> Option | None:
         return next((o for o in self.options if o.id == option_id), None)
+
+    def approving_option(self) -> Option:
+        """The option that counts as an approval in a quorum ("approve", else the primary)."""
+        return (
+            self.option("approve")
+            or next((o for o in self.options if o.style == "primary"), None)
+            or self.options[0]
+        )
+
+    def denying_option(self) -> Option:
+        """The option a safe expiry picks ("reject", else the danger one, else another)."""
+        approving = self.approving_option()
+        return (
+            self.option("reject")
+            or next((o for o in self.options if o.style == "danger"), None)
+            or next(o for o in self.options if o.id != approving.id)
+        )
 
 
 def approval_card(
@@ -145,6 +215,7 @@ def approval_card(
     details: dict[str, Any] | None = None,
     expires_at: datetime | None = None,
     action: ProposedAction | None = None,
+    policy: ApprovalPolicy | None = None,
 ) -> InteractionCard:
     """An approval card from the fields an adapter usually has at hand."""
     return InteractionCard(
@@ -157,6 +228,7 @@ def approval_card(
         details=details or {},
         expires_at=expires_at,
         action=action,
+        policy=policy,
     )
 
 

@@ -21,6 +21,7 @@ import logging
 import sys
 from collections import defaultdict
 from collections.abc import Callable
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -28,6 +29,7 @@ from pydantic import ValidationError
 
 from hub.protocol.actions import ProposedAction
 from hub.protocol.interactions import (
+    ApprovalPolicy,
     InteractionCard,
     Option,
     Risk,
@@ -321,6 +323,8 @@ class Agent:
         details: dict[str, Any] | None = None,
         action: ProposedAction | None = None,
         task_id: str | None = None,
+        expires_at: datetime | None = None,
+        policy: ApprovalPolicy | None = None,
     ) -> Resolution:
         card = approval_card(
             title,
@@ -330,6 +334,8 @@ class Agent:
             options=options,
             details=details,
             action=action,
+            expires_at=expires_at,
+            policy=policy,
         )
         return await self.request_interaction(card, task_id=task_id)
 

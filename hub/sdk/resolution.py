@@ -53,6 +53,12 @@ class Resolution:
         return self.option_id == "approve"
 
     @property
+    def votes(self) -> list[dict[str, Any]]:
+        """A quorum's votes (actor, optionId, via, at), oldest first; [] for one answer."""
+        values = self.response.get("votes")
+        return [dict(v) for v in values if isinstance(v, dict)] if isinstance(values, list) else []
+
+    @property
     def comment(self) -> str | None:
         value = self.response.get("comment")
         return value if isinstance(value, str) else None

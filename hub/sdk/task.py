@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 
 from hub.protocol.actions import ProposedAction
 from hub.protocol.interactions import (
+    ApprovalPolicy,
     InteractionCard,
     Option,
     Risk,
@@ -245,8 +246,12 @@ class Task:
         details: dict[str, Any] | None = None,
         action: ProposedAction | None = None,
         expires_at: datetime | None = None,
+        policy: ApprovalPolicy | None = None,
     ) -> Resolution:
-        """An approval card (why → impact → options → details); ``.approved`` on the answer."""
+        """An approval card (why → impact → options → details); ``.approved`` on the answer.
+
+        ``policy``: who must approve (a quorum, named approvers) and what happens while
+        nobody does; the answer arrives once, when the policy has decided."""
         card = approval_card(
             title,
             description=description,
@@ -256,6 +261,7 @@ class Task:
             details=details,
             action=action,
             expires_at=expires_at,
+            policy=policy,
         )
         return await self.request_interaction(card)
 

@@ -19,6 +19,7 @@ from hub import log_redaction, plugins
 from hub.config import Settings, load_settings
 from hub.core.bus import DEFAULT_BUS
 from hub.core.database import close_database, open_database
+from hub.core.policy_clock import PolicyClock
 from hub.core.relay import PostgresRelay
 from hub.web import api, api_docs, client_socket, errors, health, pages, security_headers
 
@@ -63,6 +64,13 @@ def create_app(settings: Settings | None = None, **overrides: Any) -> Quart:
             relaying.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await relaying
+
+    @app.while_serving
+    async def _run_policy_clock() -> AsyncIterator[None]:
+        clock = PolicyClock()
+        clock.start()
+        yield
+        await clock.stop()
 
     @app.after_serving
     async def _close_database() -> None:

@@ -18,7 +18,7 @@ from jinja2 import Environment, PackageLoader, select_autoescape
 from hub.channels.base import Capabilities, ChannelContext, Recipient
 from hub.channels.cards import Card, Notice
 from hub.channels.invitations import InvitationMail
-from hub.channels.wording import agent_text, outcome_text, risk_text, when
+from hub.channels.wording import agent_text, outcome_text, policy_lines, risk_text, when
 from hub.i18n import gettext as _
 from hub.i18n import install_gettext, speaking
 
@@ -70,6 +70,7 @@ def _values(card: Card, recipient: Recipient, **extra: Any) -> dict[str, Any]:
         "agent": agent_text(card),
         "outcome": outcome_text(card),
         "expires": when(card.expires_at) if card.expires_at else None,
+        "policy": policy_lines(card),
         "recipient": recipient,
         **extra,
     }

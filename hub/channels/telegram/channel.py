@@ -27,10 +27,16 @@ from hub.channels.cards import Card, Notice, load_card
 from hub.channels.registry import MissingExtra
 from hub.channels.telegram import batches
 from hub.channels.telegram.linking import link_sender
-from hub.channels.wording import already_decided_text, not_allowed_to_answer_text, outcome_text
+from hub.channels.wording import (
+    already_decided_text,
+    not_allowed_to_answer_text,
+    outcome_text,
+    voted_text,
+)
 from hub.config import Settings
 from hub.core.channel_accounts import account_for_identity
 from hub.core.errors import AlreadyDecided, Conflict, Gone, HubError, InvalidInput
+from hub.core.errors import Forbidden as NotAllowed  # telegram has a Forbidden of its own
 from hub.core.events import utcnow
 from hub.core.notification_models import DeliveredCard
 from hub.core.permissions import NotAllowedToAnswer, may_answer
@@ -164,10 +170,10 @@ class TelegramChannel(Channel):
             return
         web_link = None
         with speaking(recipient.language):
-            body, native = card_text(card, self.capabilities)
+            body, native = card_text(card, self.capabilities, viewer_id=recipient.user_id)
             if not native:
                 web_link = self.context.card_link(card, recipient, via="web")
-            markup = card_keyboard(card, row.id, row.state, web_link)
+            markup = card_keyboard(card, row.id, _seen_by(row), web_link)
         try:
             message = await self.bot.send_message(
                 chat_id=recipient_chat(recipient),
@@ -184,6 +190,24 @@ class TelegramChannel(Channel):
         )
         await self.batches.offer(recipient, card)
 
+    async def remind_card(self, recipient: Recipient, card: Card) -> None:
+        """A reply to the card already in the chat, so its buttons are one tap away; the
+        card itself when it was never sent here."""
+        row = await DeliveredCard.filter(
+            surface=SURFACE, user_id=recipient.user_id, interaction_id=card.id
+        ).first()
+        if row is None or not row.external_id:
+            await self.deliver_card(recipient, card)
+            return
+        try:
+            await self.bot.send_message(
+                chat_id=int(row.address),
+                text=_reminder(recipient, card),
+                reply_to_message_id=int(row.external_id),
+            )
+        except Forbidden as blocked:
+            raise DeliveryRefused(str(blocked)) from blocked
+
     async def update_card(self, recipient: Recipient, card: Card) -> None:
         row = await DeliveredCard.filter(
             surface=SURFACE, user_id=recipient.user_id, interaction_id=card.id
@@ -191,6 +215,9 @@ class TelegramChannel(Channel):
         if row is None or not row.external_id:
             return
         with speaking(recipient.language):
+            if card.is_pending:  # a vote came in: the new count, and the buttons stay
+                await self._show_pending(row, card, recipient)
+                return
             await self._show_outcome(row, card)
         await self.batches.refresh(recipient, card)
 
@@ -239,8 +266,25 @@ class TelegramChannel(Channel):
             )
         return row
 
+    async def _show_pending(self, row: DeliveredCard, card: Card, recipient: Recipient) -> None:
+        body, native = card_text(card, self.capabilities, viewer_id=recipient.user_id)
+        web_link = None if native else self.context.card_link(card, recipient, via="web")
+        markup = card_keyboard(card, row.id, _seen_by(row), web_link)
+        try:
+            await self.bot.edit_message_text(
+                text=body,
+                chat_id=int(row.address),
+                message_id=int(row.external_id),
+                parse_mode="HTML",
+                reply_markup=markup,
+                disable_web_page_preview=True,
+            )
+        except BadRequest as error:
+            if "not modified" not in str(error).lower():
+                raise
+
     async def _show_outcome(self, row: DeliveredCard, card: Card) -> None:
-        body, _native = card_text(card, self.capabilities)
+        body, _native = card_text(card, self.capabilities, viewer_id=row.user_id)
         try:
             await self.bot.edit_message_text(
                 text=body,
@@ -297,6 +341,10 @@ class TelegramChannel(Channel):
             if card.status == "resolved":
                 return already_decided_text(card), True
             return outcome_text(card) or "", True
+        if card.policy is not None and (vote := card.policy.vote_of(row.user_id)):
+            await self._show_outcome(row, card)
+            option = card.option(str(vote.get("optionId")))
+            return _("You already voted: %(label)s.", label=option.label if option else ""), True
         if not await may_answer(row.workspace_id, row.user_id):
             # Sent while they could answer; since made a viewer, or removed.
             return not_allowed_to_answer_text(), True
@@ -336,7 +384,7 @@ class TelegramChannel(Channel):
     async def _redraw(self, row: DeliveredCard, card: Card) -> None:
         row.updated_at = utcnow()
         await row.save(update_fields=["state", "updated_at"])
-        markup = card_keyboard(card, row.id, row.state, None)
+        markup = card_keyboard(card, row.id, _seen_by(row), None)
         try:
             await self.bot.edit_message_reply_markup(
                 chat_id=int(row.address), message_id=int(row.external_id), reply_markup=markup
@@ -368,17 +416,24 @@ class TelegramChannel(Channel):
             fresh = await load_card(card.workspace_id, card.id) or card
             await self._show_outcome(row, fresh)
             return already_decided_text(fresh), True
-        except InvalidInput as error:
-            return error.message, True
         except NotAllowedToAnswer:
             return not_allowed_to_answer_text(), True
-        except Conflict as error:  # action_changed: this message showed another action
+        except (InvalidInput, NotAllowed) as error:
+            return error.message, True
+        except Conflict as error:
+            if error.code == "already_voted":
+                fresh = await load_card(card.workspace_id, card.id) or card
+                await self._show_outcome(row, fresh)
+            # Else action_changed: this message showed another action than the card's now.
             return error.message, True
         except (Gone, HubError):
             fresh = await load_card(card.workspace_id, card.id) or card
             await self._show_outcome(row, fresh)
             return outcome_text(fresh) or _("This card is no longer here."), True
         await self._show_outcome(row, decided)
+        voted = voted_text(decided, row.user_id)
+        if voted:  # a vote on a quorum card: the others still decide
+            return voted, False
         return _("Thank you — recorded: %(outcome)s.", outcome=outcome_text(decided) or ""), False
 
     async def _on_reply(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
@@ -463,6 +518,16 @@ class TelegramChannel(Channel):
             chat_id=message.chat_id,
             text=_("Thank you — recorded: %(outcome)s.", outcome=outcome_text(decided) or ""),
         )
+
+
+def _reminder(recipient: Recipient, card: Card) -> str:
+    with speaking(recipient.language):
+        return _("⏰ Reminder: “%(title)s” still waits for your answer.", title=card.title)
+
+
+def _seen_by(row: DeliveredCard) -> dict[str, Any]:
+    """The message's state with whom it is for: a voter's copy drops its buttons."""
+    return {**row.state, "viewer": row.user_id}
 
 
 def _bound(row: DeliveredCard) -> dict[str, Any]:

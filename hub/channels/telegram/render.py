@@ -25,7 +25,14 @@ from telegram import ForceReply, InlineKeyboardButton, InlineKeyboardMarkup
 from hub.channels.action_view import ActionView
 from hub.channels.base import Capabilities, Recipient
 from hub.channels.cards import Card, Notice
-from hub.channels.wording import agent_text, outcome_text, risk_text, when
+from hub.channels.wording import (
+    agent_text,
+    outcome_text,
+    policy_lines,
+    risk_text,
+    voted_text,
+    when,
+)
 from hub.i18n import gettext as _
 
 MAX_MESSAGE_CHARS = 4096
@@ -48,14 +55,25 @@ def _header(card: Card) -> list[str]:
     return lines
 
 
-def card_text(card: Card, capabilities: Capabilities) -> tuple[str, bool]:
-    """The message text and whether the card fits natively (else it links to the web)."""
+def card_text(
+    card: Card, capabilities: Capabilities, *, viewer_id: str | None = None
+) -> tuple[str, bool]:
+    """The message text and whether the card fits natively (else it links to the web).
+
+    ``viewer_id``: the person the message is for; once they voted on a quorum card, their
+    copy says so instead of asking again."""
     lines = _header(card)
+    policy = [_e(line) for line in policy_lines(card)]
     if not card.is_pending:
-        lines += ["", _e(outcome_text(card) or "")]
+        lines += ["", _e(outcome_text(card) or ""), *policy]
         if card.action:
             lines += [_e(_fingerprint(card.action))]
         return "\n".join(lines), True
+    voted = voted_text(card, viewer_id) if viewer_id else None
+    if voted:
+        return "\n".join([*lines, "", *policy, "", f"<b>{_e(voted)}</b>"]), True
+    if policy:
+        lines += ["", *policy]
     full = list(lines)
     for heading, value in ((_("Why you are needed"), card.why), (_("Impact"), card.impact)):
         if value:
@@ -123,12 +141,14 @@ def _button(label: str, data: str) -> InlineKeyboardButton:
 def card_keyboard(
     card: Card, short_id: str, state: dict[str, Any], web_link: str | None
 ) -> InlineKeyboardMarkup | ForceReply | None:
-    """The controls for the card's current state; None once it is decided.
+    """The controls for the card's current state; None once it is decided (or voted on).
 
     A card whose action has editable fields also gets a link to edit it on the web
     (``state["editLink"]``): a chat message cannot hold that form.
     """
     if not card.is_pending:
+        return None
+    if card.policy is not None and card.policy.vote_of(str(state.get("viewer", ""))):
         return None
     if web_link is not None:
         return InlineKeyboardMarkup(

@@ -24,6 +24,7 @@ from hub.web.api import (
     interactions,
     members,
     notification_preferences,
+    policy_rules,
     remote_agents,
     tasks,
     workspaces,
@@ -43,6 +44,7 @@ BLUEPRINTS = (
     notification_preferences.blueprint,
     channel_links.blueprint,
     remote_agents.blueprint,
+    policy_rules.blueprint,
     audit.blueprint,
     members.blueprint,
 )

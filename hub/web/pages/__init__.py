@@ -20,6 +20,7 @@ from hub.web.pages import (
     inbox,
     interactions,
     members,
+    policy_rules,
     security,
     session,
     settings,
@@ -37,6 +38,7 @@ for area in (
     agents,
     settings,
     members,
+    policy_rules,
 ):
     pages.register_blueprint(area.blueprint)
 

@@ -9,6 +9,7 @@ browser checks formats for a quick hint, and the core checks again on every surf
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
@@ -17,6 +18,7 @@ from pydantic import ValidationError
 
 from hub.channels.action_view import ActionView, action_view, edits_from_form
 from hub.core.models import Interaction
+from hub.core.policies import PolicyStatus, policy_status
 from hub.core.views import effective_interaction_status
 from hub.protocol.interactions import InputFormat, InteractionCard, Option, Risk, declines
 
@@ -45,6 +47,33 @@ class CardView:
     agent_name: str | None = None
     task: dict[str, Any] | None = None
     details: list[tuple[str, str]] = field(default_factory=list)
+    policy: PolicyStatus | None = None
+    people: dict[str, str] = field(default_factory=dict)  # user id → display name
+    viewer_id: str | None = None  # the person looking at the card
+
+    def names(self, user_ids: Iterable[str]) -> str:
+        return ", ".join(self.people.get(u, u) for u in user_ids)
+
+    def voter_name(self, vote: dict[str, Any]) -> str:
+        user_id = str(vote.get("actor", "")).partition(":")[2]
+        return self.people.get(user_id, user_id)
+
+    def option_label(self, option_id: str) -> str:
+        return next((o.label for o in self.options if o.id == option_id), option_id)
+
+    @property
+    def named_elsewhere(self) -> bool:
+        """The policy names its approvers and the viewer is not one: no form to offer."""
+        if self.policy is None or not self.policy.approvers or self.viewer_id is None:
+            return False
+        return self.viewer_id not in self.policy.approvers
+
+    @property
+    def my_vote(self) -> dict[str, Any] | None:
+        """The vote the viewer cast on this quorum card, if any: they are told, not asked."""
+        if self.policy is None or self.viewer_id is None:
+            return None
+        return self.policy.vote_of(self.viewer_id)
 
     @property
     def id(self) -> str:
@@ -167,6 +196,8 @@ def card_view(
     responder_name: str | None = None,
     agent_name: str | None = None,
     task: dict[str, Any] | None = None,
+    people: dict[str, str] | None = None,
+    viewer_id: str | None = None,
 ) -> CardView:
     raw = dict(interaction.payload or {})
     try:
@@ -186,6 +217,9 @@ def card_view(
         agent_name=agent_name,
         task=task,
         details=details,
+        policy=policy_status(interaction) if card is not None else None,
+        people=people or {},
+        viewer_id=viewer_id,
     )
 
 

@@ -19,7 +19,7 @@ from babel import Locale
 from babel.dates import format_datetime
 from quart import Quart, g, request, session
 
-from hub.i18n import DEFAULT_LANGUAGE, install_gettext, use_language
+from hub.i18n import DEFAULT_LANGUAGE, duration, install_gettext, use_language
 from hub.i18n import gettext as gettext  # the pages' ``_``
 
 # What a person can pick, in each language's own name.
@@ -94,6 +94,7 @@ def init_app(app: Quart) -> None:
     install_gettext(app.jinja_env)
     app.jinja_env.filters["localtime"] = local_time
     app.jinja_env.filters["isotime"] = iso_time
+    app.jinja_env.filters["duration"] = duration
 
     @app.before_request
     async def _choose_language() -> None:

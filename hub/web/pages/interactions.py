@@ -14,9 +14,15 @@ from quart import Blueprint, flash, redirect, render_template, request, url_for
 
 from hub.channels.action_view import FIELD_PREFIX, ActionField, edits_from_form
 from hub.core.agents import list_agents
-from hub.core.errors import AlreadyDecided, Conflict, Gone, InvalidInput
-from hub.core.interactions import get_interaction, respond_to_interaction, responder_names
+from hub.core.errors import AlreadyDecided, Conflict, Forbidden, Gone, InvalidInput
+from hub.core.interactions import (
+    display_names,
+    get_interaction,
+    respond_to_interaction,
+    responder_names,
+)
 from hub.core.models import Interaction, Task
+from hub.core.policies import policy_status
 from hub.web.pages.cards import CardView, card_view, response_from_form
 from hub.web.pages.i18n import gettext as _
 from hub.web.pages.session import current_user, login_required, safe_next
@@ -29,6 +35,14 @@ async def card_views(workspace_id: str, interactions: Iterable[Interaction]) -> 
     """Cards with the names a person recognises: who answered, which agent asks, what task."""
     interactions = list(interactions)
     names = await responder_names(interactions)
+    viewer = await current_user()
+    statuses = [policy_status(i) for i in interactions if i.policy]
+    people = {
+        actor.partition(":")[2]: name
+        for actor, name in (
+            await display_names(f"user:{u}" for s in statuses if s for u in s.people)
+        ).items()
+    }
     agents = {a.id: a.name for a in await list_agents(workspace_id)}
     task_ids = [i.task_id for i in interactions if i.task_id]
     tasks = (
@@ -46,6 +60,8 @@ async def card_views(workspace_id: str, interactions: Iterable[Interaction]) -> 
                 if interaction.task_id in tasks
                 else None
             ),
+            people=people,
+            viewer_id=viewer.id if viewer else None,
         )
         for interaction in interactions
     ]
@@ -83,25 +99,38 @@ async def respond(workspace_id: str, interaction_id: str) -> Any:
                 workspace_id, interaction_id, confirm_option=option, values=values, status=200
             )
     try:
-        await respond_to_interaction(
+        answered = await respond_to_interaction(
             frame.workspace.id,
             interaction.id,
             response_from_form(view, form),
             responder=f"user:{user.id}",
             via="web",
         )
-    except InvalidInput as error:
+    except (InvalidInput, Forbidden) as error:
         return await _render(
-            workspace_id, interaction_id, error=error.to_dict(), values=values, status=422
+            workspace_id, interaction_id, error=error.to_dict(), values=values, status=error.status
         )
     except (AlreadyDecided, Gone) as error:
         await flash(error.message)
         return redirect(next_url)
-    except Conflict as error:  # action_changed: show the card as it stands now
-        values.pop("edits", None)
-        return await _render(
-            workspace_id, interaction_id, error=error.to_dict(), values=values, status=409
+    except Conflict as error:
+        if error.code == "action_changed":  # show the card as it stands now
+            values.pop("edits", None)
+            return await _render(
+                workspace_id, interaction_id, error=error.to_dict(), values=values, status=409
+            )
+        await flash(error.message)  # e.g. already_voted: say so, change nothing
+        return redirect(next_url)
+    if answered.status == "pending":  # a vote on a quorum card; the others still decide
+        status = policy_status(answered)
+        await flash(
+            _(
+                "Your vote is recorded: %(count)s of %(required)s approvals.",
+                count=status.approvals if status else 0,
+                required=status.required if status else 0,
+            )
         )
+        return redirect(next_url)
     await flash(_("Your answer was sent to the agent."))
     return redirect(next_url)
 

@@ -15,12 +15,49 @@ from quart import Blueprint, flash, redirect, render_template, request, session,
 
 from hub.core.accounts import create_api_token, revoke_api_token
 from hub.core.errors import HubError
-from hub.core.models import ApiToken
+from hub.core.models import ApiToken, Membership, Role, User
+from hub.core.policy_rules import list_rules, rule_view
 from hub.core.preferences import get_preferences, update_preferences
 from hub.web.pages.i18n import LANGUAGES, time_zone_names, valid_time_zone
 from hub.web.pages.i18n import gettext as _
 from hub.web.pages.session import current_user, login_required
 from hub.web.pages.workspace import frame_for
+
+
+async def policy_rules_context(workspace_id: str, user_id: str) -> dict[str, Any]:
+    """The workspace's rules with names on the people they name, and whether the viewer,
+    an owner, may change them."""
+    rules = await list_rules(workspace_id)
+    ids = {
+        u
+        for rule in rules
+        for key in ("approvers", "escalateTo")
+        for u in rule.policy.get(key) or []
+    }
+    names = {
+        str(i): str(e) for i, e in await User.filter(id__in=list(ids)).values_list("id", "email")
+    }
+    role = (
+        await Membership.filter(workspace_id=workspace_id, user_id=user_id)
+        .first()
+        .values_list("role", flat=True)
+    )
+
+    def shown(people: list[str] | None) -> str:
+        return ", ".join(names.get(p, p) for p in people or [])
+
+    return {
+        "rules": [
+            {
+                **rule_view(rule),
+                "approver_names": shown(rule.policy.get("approvers")),
+                "escalate_names": shown(rule.policy.get("escalateTo")),
+            }
+            for rule in rules
+        ],
+        "may_change": role == Role.OWNER,
+    }
+
 
 blueprint = Blueprint("settings", __name__)
 
@@ -28,7 +65,7 @@ blueprint = Blueprint("settings", __name__)
 @blueprint.get("/w/<workspace_id>/settings")
 @login_required
 async def show(workspace_id: str) -> Any:
-    return await _render(workspace_id)
+    return await render_settings(workspace_id)
 
 
 @blueprint.post("/w/<workspace_id>/settings/preferences")
@@ -46,7 +83,7 @@ async def preferences(workspace_id: str) -> Any:
     elif valid_time_zone(time_zone):
         session["tz"] = time_zone
     else:
-        return await _render(
+        return await render_settings(
             workspace_id,
             status=422,
             error={
@@ -84,7 +121,7 @@ async def notifications(workspace_id: str) -> Any:
     try:
         await update_preferences(user.id, changes)
     except HubError as error:
-        return await _render(workspace_id, status=error.status, error=error.to_dict())
+        return await render_settings(workspace_id, status=error.status, error=error.to_dict())
     await flash(_("Notification preferences saved."))
     return redirect(url_for("pages.settings.show", workspace_id=workspace_id))
 
@@ -97,7 +134,9 @@ async def create_token(workspace_id: str) -> Any:
     await frame_for(user, workspace_id)
     name = (await request.form).get("name", "")
     token, secret = await create_api_token(user, name)
-    return await _render(workspace_id, status=201, new_token={"name": token.name, "secret": secret})
+    return await render_settings(
+        workspace_id, status=201, new_token={"name": token.name, "secret": secret}
+    )
 
 
 @blueprint.post("/w/<workspace_id>/settings/tokens/<token_id>/revoke")
@@ -114,12 +153,14 @@ async def revoke_token(workspace_id: str, token_id: str) -> Any:
     return redirect(url_for("pages.settings.show", workspace_id=workspace_id))
 
 
-async def _render(
+async def render_settings(
     workspace_id: str,
     *,
     status: int = 200,
     error: dict[str, Any] | None = None,
     new_token: dict[str, str] | None = None,
+    rule_error: dict[str, Any] | None = None,
+    rule_form: dict[str, Any] | None = None,
 ) -> Any:
     user = await current_user()
     assert user is not None
@@ -136,6 +177,9 @@ async def _render(
         preferences=await get_preferences(user.id),
         new_token=new_token,
         error=error,
+        policy_rules=await policy_rules_context(frame.workspace.id, user.id),
+        rule_error=rule_error,
+        rule_form=rule_form or {},
         no_refresh=True,
     )
     return html, status

@@ -15,9 +15,10 @@ from typing import Any
 from quart import Quart
 
 from hub.core.accounts import create_api_token
-from hub.core.events import append_event
+from hub.core.events import append_event, utcnow
 from hub.core.ids import new_id
 from hub.core.models import User
+from hub.core.policy_rules import create_rule
 from tests.web.api.conftest import Person
 from tests.web.api.test_access import objects_of
 
@@ -65,6 +66,15 @@ async def world(owner: Person) -> dict[str, str]:
         actor=f"agent:{ids['agent']}",
     )
     token, _ = await create_api_token(await User.get(id=owner.user_id), "second")
+    rule = await create_rule(
+        owner.workspace_id,
+        policy={"mode": "any"},
+        risk="high",
+        agent_id=None,
+        card_type=None,
+        created_by=f"user:{owner.user_id}",
+        now=utcnow(),
+    )
     return {
         "ws": owner.workspace_id,
         "workspace_id": owner.workspace_id,
@@ -76,6 +86,7 @@ async def world(owner: Person) -> dict[str, str]:
         "token_id": token.id,
         "user_id": owner.user_id,
         "invitation_id": ids["invitation"],
+        "rule_id": rule.id,
         "name": "mail.eml",
     }
 

@@ -6,7 +6,7 @@ from tortoise.fields.base import OnDelete
 from tortoise import fields
 
 class Migration(migrations.Migration):
-    dependencies = [('models', '0005_delivered_batches')]
+    dependencies = [('models', '0006_approval_policies')]
 
     initial = False
 
@@ -32,7 +32,7 @@ class Migration(migrations.Migration):
         ops.AlterField(
             model_name='Notification',
             name='kind',
-            field=fields.CharEnumField(description='WAITING: waiting\nFAILED: failed\nDECIDED: decided\nINVITED: invited', enum_type=NotificationKind, max_length=20),
+            field=fields.CharEnumField(description='WAITING: waiting\nFAILED: failed\nDECIDED: decided\nINVITED: invited\nREMINDER: reminder\nUPDATED: updated', enum_type=NotificationKind, max_length=20),
         ),
         ops.AlterField(
             model_name='Notification',

@@ -1,0 +1,34 @@
+"""Workspace approval-policy rules: an entity the workspace's owners edit, not a projection.
+
+A rule matches cards by risk, agent and card type (each optional; an empty one matches
+everything) and gives the policy such a card gets when its agent sent none. Rules are
+tried in ``position`` order and the first match applies. The policy chosen is copied into
+the ``interaction.requested`` event, so editing a rule later never changes a card already
+asked, and replaying the log gives the same cards.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tortoise import fields
+from tortoise.models import Model
+
+
+class PolicyRule(Model):
+    id = fields.CharField(max_length=40, primary_key=True)
+    workspace: fields.ForeignKeyRelation[Any] = fields.ForeignKeyField(
+        "models.Workspace", related_name="policy_rules", on_delete=fields.CASCADE
+    )
+    workspace_id: str
+    position = fields.IntField(default=0)
+    risk = fields.CharField(max_length=20, null=True)
+    agent_id = fields.CharField(max_length=40, null=True)
+    card_type = fields.CharField(max_length=20, null=True)
+    policy: dict[str, Any] = fields.JSONField(default=dict)  # an ApprovalPolicy, on the wire
+    created_by = fields.CharField(max_length=100)
+    created_at = fields.DatetimeField()
+
+    class Meta:
+        table = "policy_rule"
+        indexes = (("workspace_id", "position"),)
