@@ -28,6 +28,10 @@ from typing import Any
 import websockets
 
 HELLO = {"runtime": "bench", "agentVersion": "1", "capabilities": []}
+# Load sockets never ping: a hub slowed down by the load must show up as latency, not as
+# a load process that gives up on a keepalive timeout and ends the run. Compression is
+# left as offered by default, as browsers and most WebSocket libraries do.
+OPTIONS: dict[str, Any] = {"ping_interval": None, "open_timeout": 120}
 
 
 def _envelope(kind: str, payload: dict[str, Any]) -> str:
@@ -39,7 +43,7 @@ async def _agent_socket(url: str, credential: str) -> Any:
         url.replace("http", "ws", 1) + "/lap/v0.1",
         additional_headers={"Authorization": f"Bearer {credential}"},
         max_size=None,
-        open_timeout=120,
+        **OPTIONS,
     )
     await socket.send(_envelope("agent.hello", HELLO))
     while True:
@@ -114,9 +118,7 @@ async def reader(args: dict[str, Any]) -> dict[str, Any]:
     prefix, expect = f"bench:{args['tag']}:", args["expect"]
     sockets = await _connect_many(
         args.get("sockets", 1),
-        lambda: websockets.connect(
-            url, additional_headers=headers, max_size=None, open_timeout=120
-        ),
+        lambda: websockets.connect(url, additional_headers=headers, max_size=None, **OPTIONS),
     )
     print("ready", flush=True)
     latest: dict[str, float] = {}  # sent stamp -> latency to the last socket here (ms)
@@ -199,7 +201,7 @@ async def idle(args: dict[str, Any]) -> dict[str, Any]:
 async def fanout_floor(args: dict[str, Any]) -> dict[str, Any]:
     """Sockets on the bare echo server, timing each broadcast frame's arrival."""
     sockets = await _connect_many(
-        args["sockets"], lambda: websockets.connect(args["url"], open_timeout=120)
+        args["sockets"], lambda: websockets.connect(args["url"], **OPTIONS)
     )
     print("ready", flush=True)
     latest: dict[str, float] = {}
@@ -220,7 +222,7 @@ async def fanout_floor(args: dict[str, Any]) -> dict[str, Any]:
 
 async def idle_floor(args: dict[str, Any]) -> dict[str, Any]:
     sockets = await _connect_many(
-        args["sockets"], lambda: websockets.connect(args["url"], open_timeout=120)
+        args["sockets"], lambda: websockets.connect(args["url"], **OPTIONS)
     )
     print("ready", flush=True)
     await asyncio.sleep(args["hold_seconds"])

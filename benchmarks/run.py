@@ -148,6 +148,19 @@ async def _seed(url: str, profile: Profile, secret_key: str) -> dict[str, Any]:
     }
 
 
+async def _wait_for_port(port: int) -> None:
+    """Until a server accepts on ``port``: a loaded machine starts it slower than a guess."""
+    async with asyncio.timeout(60):
+        while True:
+            try:
+                _, writer = await asyncio.open_connection("127.0.0.1", port)
+            except OSError:
+                await asyncio.sleep(0.1)
+                continue
+            writer.close()
+            return
+
+
 async def _last_sequence(url: str, workspace_id: str) -> int:
     from hub.core.events import last_sequence
     from hub.testing import opened
@@ -169,6 +182,8 @@ async def measure(backend: str, profile: Profile) -> dict[str, Any]:
     os.environ["LINEUP_SECRET_KEY"] = secret_key
     seed = await _seed(url, profile, secret_key)
     results: dict[str, Any] = {"backend": backend}
+    if postgres:
+        results["postgres"] = await _postgres_settings(url)
 
     echo_port = free_port()
     echo = subprocess.Popen(
@@ -183,7 +198,7 @@ async def measure(backend: str, profile: Profile) -> dict[str, Any]:
     )
     workers: list[Worker] = []
     try:
-        await asyncio.sleep(1.0)
+        await _wait_for_port(echo_port)
         echo_url = f"ws://127.0.0.1:{echo_port}/"
         _say(f"{backend}: floor")
         results["floor_echo_ms"] = await echo_round_trips(echo_url)
@@ -382,6 +397,16 @@ def _merge_last(results: list[dict[str, Any]]) -> list[float]:
     return list(merged.values())
 
 
+def _times(factor: float) -> str:
+    """A ratio to the floor; ingest runs far below its floor, so small ones keep digits."""
+    return f"{factor:,.1f}" if factor >= 1 else f"{factor:.3f}"
+
+
+def _floor_latency(run: dict[str, Any], key: str) -> float:
+    """An uplink's floor: one echo round trip through hypercorn plus one durable commit."""
+    return float(run["floor_echo_ms"][key] + run["floor_commit"]["1"][key])
+
+
 def table(runs: list[dict[str, Any]]) -> str:
     header = "| figure | " + " | ".join(f"{r['backend']} | ×floor" for r in runs) + " | target |"
     lines = [header, "|" + " --- |" * (2 + 2 * len(runs))]
@@ -391,21 +416,18 @@ def table(runs: list[dict[str, Any]]) -> str:
         for run in runs:
             value, floor = pick(run)
             cells.append(
-                f"{value:,.2f} | {ratio(value, floor):,.1f}"
+                f"{value:,.2f} | {_times(ratio(value, floor))}"
                 if not math.isnan(value)
                 else "n/a | n/a"
             )
         lines.append(f"| {name} | " + " | ".join(cells) + f" | {target} |")
-
-    def floor_latency(run: dict[str, Any], key: str) -> float:
-        return float(run["floor_echo_ms"][key] + run["floor_commit"]["1"][key])
 
     for rate in (50, 500):
         for key in ("p50", "p95", "p99"):
             row(
                 f"uplink→client {key} ms @{rate}/s",
                 TARGETS["latency_50_p95_ms"] if (rate, key) == (50, "p95") else "",
-                lambda r, k=key, q=rate: (r[f"latency_{q}"][k], floor_latency(r, k)),
+                lambda r, k=key, q=rate: (r[f"latency_{q}"][k], _floor_latency(r, k)),
             )
     for agents in INGEST_AGENTS:
         row(
@@ -427,12 +449,69 @@ def table(runs: list[dict[str, Any]]) -> str:
     return "\n".join(lines)
 
 
+TARGET_CHECKS = {
+    "latency_50_p95_ms": lambda r: (
+        r["latency_50"]["p95"] <= 10
+        and ratio(r["latency_50"]["p95"], _floor_latency(r, "p95")) <= 5
+    ),
+    "ingest_100_per_s": lambda r: r["ingest_100"]["per_s"] >= 3000,
+    "fanout_p95_ms": lambda r: r["fanout"]["to_last"]["p95"] <= 250,
+    "idle_kib_per_connection": lambda r: r["idle_kib_per_connection"] <= 64,
+}
+TARGET_NAMES = {
+    "latency_50_p95_ms": "uplink→client p95 at 50 events/s",
+    "ingest_100_per_s": "durable ingest with 100 agents",
+    "fanout_p95_ms": "fan-out to the last client, p95",
+    "idle_kib_per_connection": "memory per idle agent connection",
+}
+
+
+def verdicts(runs: list[dict[str, Any]]) -> str:
+    """One line per target of issue 9: met or not, per backend."""
+    lines = []
+    for key, check in TARGET_CHECKS.items():
+        cells = []
+        for run in runs:
+            try:
+                met = bool(check(run))
+            except (KeyError, TypeError):
+                met = False
+            cells.append(f"{run['backend']} {'met' if met else '**not met**'}")
+        lines.append(f"- {TARGET_NAMES[key]} ({TARGETS[key]}): " + ", ".join(cells))
+    return "\n".join(lines)
+
+
+def machine_lines(machine: dict[str, Any]) -> str:
+    keys = ("when", "cpu", "cpus", "ram", "python", "platform", "postgres", "profile")
+    return "\n".join(f"- {key}: {machine[key]}" for key in keys if machine.get(key))
+
+
+def report(results: dict[str, Any]) -> str:
+    """The markdown that ``benchmarks/RESULTS.md`` holds: machine, table, targets."""
+    return "\n\n".join(
+        [
+            machine_lines(results["machine"]),
+            table(results["runs"]),
+            verdicts(results["runs"]),
+        ]
+    )
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--backend", choices=["sqlite", "postgres", "both"], default="both")
     parser.add_argument("--quick", action="store_true", help="a smaller, faster profile")
     parser.add_argument("--json", type=Path, default=ROOT / "benchmarks" / "results.json")
+    parser.add_argument(
+        "--report",
+        type=Path,
+        metavar="JSON",
+        help="print the markdown report of a saved run (for benchmarks/RESULTS.md) and exit",
+    )
     args = parser.parse_args()
+    if args.report:
+        print(report(json.loads(args.report.read_text())))
+        return 0
     if args.backend != "both":
         result = asyncio.run(measure(args.backend, Profile(args.quick)))
         args.json.write_text(json.dumps(result, indent=2))
@@ -453,21 +532,54 @@ def main() -> int:
         subprocess.run(command, cwd=ROOT, check=True)
         runs.append(json.loads(out.read_text()))
         out.unlink()
-    args.json.write_text(json.dumps({"machine": _machine(), "runs": runs}, indent=2))
-    print(table(runs))
-    print(f"\nwritten to {args.json}")
+        # Written after each backend, so a later failure keeps what was measured.
+        results = {"machine": _machine(args.quick, runs), "runs": runs}
+        args.json.write_text(json.dumps(results, indent=2))
+    print(report(results))
+    print(f"\nwritten to {args.json}; reprint with: python -m benchmarks.run --report {args.json}")
     return 0
 
 
-def _machine() -> dict[str, Any]:
+def _machine(quick: bool, runs: list[dict[str, Any]]) -> dict[str, Any]:
     import platform
 
     return {
         "cpus": os.cpu_count(),
+        "cpu": _proc_field("/proc/cpuinfo", "model name"),
+        "ram": _proc_field("/proc/meminfo", "MemTotal"),
         "python": platform.python_version(),
         "platform": platform.platform(),
+        "postgres": next((r["postgres"] for r in runs if r.get("postgres")), None),
+        "profile": "quick (--quick)" if quick else "full",
         "when": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
     }
+
+
+def _proc_field(path: str, name: str) -> str | None:
+    try:
+        for line in Path(path).read_text().splitlines():
+            key, _, value = line.partition(":")
+            if key.strip() == name:
+                return value.strip()
+    except OSError:
+        pass
+    return None
+
+
+async def _postgres_settings(url: str) -> str:
+    """The server's version and the settings that make a commit durable."""
+    import asyncpg
+
+    dsn = url.replace("postgres://", "postgresql://", 1).split("?")[0]
+    connection = await asyncpg.connect(dsn)
+    try:
+        values = [
+            f"{name}={await connection.fetchval(f'SHOW {name}')}"
+            for name in ("server_version", "fsync", "synchronous_commit", "wal_sync_method")
+        ]
+    finally:
+        await connection.close()
+    return "PostgreSQL " + ", ".join(values)
 
 
 if __name__ == "__main__":

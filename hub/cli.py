@@ -203,8 +203,10 @@ async def _serve(args: argparse.Namespace, settings: Settings) -> int:
     from hypercorn.config import Config
 
     from hub.web.app import create_app
+    from hub.web.websocket_compression import decline_permessage_deflate
 
     app = create_app(settings)
+    decline_permessage_deflate()
     config = Config()
     config.bind = [f"{settings.host}:{settings.port}"]
     config.accesslog = None
@@ -239,7 +241,7 @@ async def _token_create(args: argparse.Namespace, settings: Settings) -> int:
 
     async with database(settings.resolved_database_url):
         user = await user_by_email(args.email)
-        _, secret = await create_api_token(user, args.name)
+        _, secret = await create_api_token(user, args.name, via="cli")
     print(secret)
     return 0
 

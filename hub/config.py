@@ -106,6 +106,13 @@ class Settings(BaseSettings):
         description="First delay between `GetTask` polls of a remote agent that does not "
         "stream; it doubles while nothing changes, up to 64 times this and at most 30 s.",
     )
+    a2a_lease_s: float = Field(
+        30.0,
+        gt=0,
+        description="How long a hub process keeps the right to drive a remote call without "
+        "renewing it. With several processes on one database, a call whose process died is "
+        "taken over by another after this long; keep it well above clock skew between hosts.",
+    )
     outbound_allow_private: bool = Field(
         False,
         description="Let outbound calls (A2A, webhooks) reach loopback and private addresses.",

@@ -37,6 +37,7 @@ from hub.core.errors import Conflict
 from hub.core.interactions import respond_to_interaction
 from hub.core.models import User
 from hub.core.notification_models import ChannelAccount, Notification, NotificationKind
+from hub.core.notifications import may_enqueue
 from hub.core.outbox import OutboxWorker, Outcome, RetryPolicy
 from hub.core.permissions import may_answer
 from hub.core.preferences import Surface, declare_surface, settings_for, withdraw_surface
@@ -50,6 +51,8 @@ _LISTENING = False
 
 
 def _wake_workers(event: PublishedEvent) -> None:
+    if not may_enqueue(event.type):
+        return
     for runtime in list(_RUNNING):
         runtime.worker.wake()
 

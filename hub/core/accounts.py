@@ -13,9 +13,10 @@ from datetime import UTC, datetime, timedelta
 from tortoise.exceptions import IntegrityError
 from tortoise.transactions import in_transaction
 
+from hub.core.account_events import TOKEN_CREATED, TOKEN_REVOKED, record_token_change
 from hub.core.credentials import hash_password, hash_token, new_token, verify_password
 from hub.core.errors import Conflict, InvalidInput, NotFound, Unauthorized
-from hub.core.ids import new_id
+from hub.core.ids import could_be_an_id, new_id
 from hub.core.models import ApiToken, Membership, Role, User, Workspace
 
 API_TOKEN_PREFIX = "lu_pat"
@@ -94,14 +95,23 @@ async def user_by_email(email: str) -> User:
     return user
 
 
-async def create_api_token(user: User, name: str) -> tuple[ApiToken, str]:
-    """Returns the stored token row and the secret, which is shown this once."""
+async def create_api_token(
+    user: User, name: str, *, address: str | None = None, via: str | None = None
+) -> tuple[ApiToken, str]:
+    """Returns the stored token row and the secret, which is shown this once.
+
+    The audit trail records it, with the client's ``address`` and surface (``via``) when
+    there is a client: a new way into the account is worth knowing about, whoever made it.
+    """
     secret = new_token(API_TOKEN_PREFIX)
     token = await ApiToken.create(
         id=new_id("api_token"),
         user=user,
         name=name.strip()[:200] or "token",
         token_hash=hash_token(secret),
+    )
+    await record_token_change(
+        user, TOKEN_CREATED, token_id=token.id, name=token.name, address=address, via=via
     )
     return token, secret
 
@@ -122,12 +132,20 @@ async def user_for_token(secret: str) -> User:
     return await User.get(id=token.user_id)
 
 
-async def revoke_api_token(user: User, token_id: str) -> None:
+async def revoke_api_token(
+    user: User, token_id: str, *, address: str | None = None, via: str | None = None
+) -> ApiToken:
+    """Revoke one of ``user``'s tokens (recorded in the audit trail); returns it."""
     updated = await ApiToken.filter(id=token_id, user_id=user.id, revoked_at=None).update(
         revoked_at=datetime.now(UTC)
     )
     if not updated:
         raise NotFound(f"No active token {token_id}.", code="token_not_found")
+    token = await ApiToken.get(id=token_id)
+    await record_token_change(
+        user, TOKEN_REVOKED, token_id=token.id, name=token.name, address=address, via=via
+    )
+    return token
 
 
 async def workspaces_of(user: User) -> list[Workspace]:
@@ -136,7 +154,11 @@ async def workspaces_of(user: User) -> list[Workspace]:
 
 
 async def require_membership(user: User, workspace_id: str) -> Membership:
-    membership = await Membership.filter(user_id=user.id, workspace_id=workspace_id).first()
+    membership = (
+        await Membership.filter(user_id=user.id, workspace_id=workspace_id).first()
+        if could_be_an_id(workspace_id)
+        else None
+    )
     if membership is None:
         raise NotFound(f"Workspace {workspace_id} does not exist.", code="workspace_not_found")
     return membership

@@ -1,5 +1,6 @@
-"""The audit trail: who decided, paired, confirmed, revoked or cancelled what, who joined
-which workspace with which role, and when.
+"""The audit trail: who decided, paired, confirmed, revoked or cancelled what, who signed
+in or out (or failed to) and created or revoked a token, who joined which workspace with
+which role, and when.
 
 It is a view of the event log, not a second store: the log already holds each of these
 facts once, with its actor, the hub's time and its sequence, and is never rewritten — so
@@ -12,6 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from hub.core.account_events import ACCOUNT_EVENT_TYPES
 from hub.core.models import Event
 
 AUDITED_TYPES = (
@@ -25,6 +27,7 @@ AUDITED_TYPES = (
     "agent.confirmed",
     "agent.revoked",
     "task.cancel_requested",
+    *ACCOUNT_EVENT_TYPES,
     "member.invited",
     "member.joined",
     "member.role_changed",
@@ -48,6 +51,7 @@ _SUBJECT_KEYS = (
     "email",
     "sentBy",
 )
+_ACCOUNT_KEYS = ("userId", "outcome", "address", "tokenId")
 
 
 def audit_entry(event: Event) -> dict[str, Any]:
@@ -59,7 +63,7 @@ def audit_entry(event: Event) -> dict[str, Any]:
         "at": event.recorded_at.isoformat(),
         "taskId": event.task_id,
     }
-    entry.update({key: payload[key] for key in _SUBJECT_KEYS if key in payload})
+    entry.update({key: payload[key] for key in _SUBJECT_KEYS + _ACCOUNT_KEYS if key in payload})
     response = payload.get("response")
     if isinstance(response, dict):
         chosen = {k: response[k] for k in ("optionId", "optionIds") if k in response}

@@ -13,6 +13,7 @@ gap-free stream by reading any gap from the log.
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 from collections import defaultdict
 from collections.abc import Callable
@@ -32,6 +33,16 @@ class PublishedEvent:
     recipient_agent_id: str | None
     envelope: dict[str, Any]
     relayed: bool = False  # came from another hub process (see hub.core.relay)
+    _text: str | None = field(default=None, compare=False, repr=False)
+
+    def text(self) -> str:
+        """The envelope as compact JSON, serialised once however many sockets send it
+        (a fan-out to a thousand browsers used to serialise it a thousand times)."""
+        text = self._text
+        if text is None:
+            text = json.dumps(self.envelope, separators=(",", ":"), ensure_ascii=False)
+            object.__setattr__(self, "_text", text)  # a cache, not a change of the event
+        return text
 
 
 class SubscriberDropped(Exception):

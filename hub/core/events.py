@@ -36,6 +36,9 @@ logger = logging.getLogger(__name__)
 
 PROTOCOL_VERSION = "0.1"
 MAX_ENVELOPE_ID_LENGTH = 100
+# Sequences are 64-bit signed integers in both databases: a cursor past this cannot be
+# stored or compared, so it is refused as input instead of failing in the driver.
+MAX_SEQUENCE = 2**63 - 1
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,9 +76,8 @@ async def append_event(
     envelope_id = envelope_id or new_id("event")
     if not envelope_id or len(envelope_id) > MAX_ENVELOPE_ID_LENGTH:
         raise InvalidInput(f"An envelope id must be 1 to {MAX_ENVELOPE_ID_LENGTH} characters.")
-    existing = await _find(workspace_id, envelope_id)
-    if existing is not None:
-        return AppendResult(existing, duplicate=True)
+    # No look for a duplicate before the transaction: it cost every append a round trip,
+    # and the look under the lock below is the one that decides.
     now = utcnow()
     try:
         async with in_transaction() as connection:

@@ -30,5 +30,14 @@ PREFIXES = {
 }
 
 
+# Every id column holds 40 characters (hub.core.models): a longer string names nothing, and
+# the ORM refuses to even compare it with a column, so callers check before they look up.
+MAX_ID_LENGTH = 40
+
+
+def could_be_an_id(value: str) -> bool:
+    return 0 < len(value) <= MAX_ID_LENGTH
+
+
 def new_id(kind: str) -> str:
     return f"{PREFIXES[kind]}_{ULID()}"

@@ -42,8 +42,22 @@ from hub.core.task_states import TERMINAL_STATUSES, TaskStatus
 
 Connection = Any
 
+_CARD_EVENTS = frozenset({"interaction.requested", "interaction.resolved", "interaction.expired"})
+
+
+def may_enqueue(event_type: str) -> bool:
+    """Whether ``enqueue_for`` can write rows for an event of this type.
+
+    The outbox worker is woken after commits of these only: waking it for every chat
+    message or presence change cost each append a second transaction (the worker's claim)
+    on the same database.
+    """
+    return event_type in _CARD_EVENTS or event_type.startswith("task.")
+
 
 async def enqueue_for(event: Event, connection: Connection) -> None:
+    if not may_enqueue(event.type):
+        return
     if event.type == "interaction.requested":
         interaction_id = (event.payload.get("interaction") or {}).get("id")
         if interaction_id:

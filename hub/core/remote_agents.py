@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from hub.core.agents import agent_view
-from hub.core.errors import Conflict
+from hub.core.errors import Conflict, InvalidInput, NotFound
 from hub.core.events import append_event, utcnow
 from hub.core.ids import new_id
 from hub.core.models import Agent, AgentStatus
@@ -111,6 +111,37 @@ async def remote_of(agent_id: str) -> RemoteAgent | None:
     return await RemoteAgent.filter(id=agent_id).first()
 
 
+MAX_SECRET_LENGTH = 4000
+
+
+async def store_remote_secret(
+    workspace_id: str, agent_id: str, secret: str, *, secret_key: str
+) -> RemoteAgent:
+    """Keep the key the remote's card asks for, sealed; it replaces any key stored before.
+
+    Nothing about it is logged, neither the key nor that it changed: the log is shown to
+    every member and replayed to agents.
+    """
+    secret = secret.strip()
+    if not secret or len(secret) > MAX_SECRET_LENGTH or any(c in secret for c in "\r\n"):
+        raise InvalidInput(
+            "The key is empty, spans several lines or is too long.",
+            code="invalid_remote_secret",
+            hint=f"Paste the key as the remote's operator gave it: one line, at most "
+            f"{MAX_SECRET_LENGTH} characters.",
+        )
+    remote = await RemoteAgent.filter(id=agent_id, workspace_id=workspace_id).first()
+    if remote is None:
+        raise NotFound(
+            f"No remote agent {agent_id} in this workspace.",
+            code="remote_agent_not_found",
+            hint="Add the agent by its address first.",
+        )
+    remote.secret_sealed = seal(secret, secret_key)
+    await remote.save(update_fields=["secret_sealed"])
+    return remote
+
+
 def remote_secret(remote: RemoteAgent, secret_key: str) -> str | None:
     return unseal(remote.secret_sealed, secret_key) if remote.secret_sealed else None
 
@@ -148,6 +179,23 @@ def remote_agent_view(agent: Agent, remote: RemoteAgent) -> dict[str, Any]:
     return view
 
 
+async def remote_call_view(task_id: str) -> dict[str, Any] | None:
+    """How the remote agent last reported a task it carries, or ``None`` for a local task.
+
+    ``state`` is the remote's own word (``working``, ``input-required``, …, or ``unknown``
+    for any state the hub cannot place): a person sees it as such, beside the hub status.
+    """
+    call = await RemoteCall.filter(id=task_id).first()
+    if call is None:
+        return None
+    return {
+        "state": call.last_state or None,
+        "taskId": call.remote_task_id,
+        "contextId": call.context_id,
+        "lastContactAt": iso(call.last_contact_at),
+    }
+
+
 async def note_contact(agent_id: str, *, reachable: bool) -> None:
     """Record that a call to the remote worked (or failed); log the change of reachability."""
     remote = await RemoteAgent.filter(id=agent_id).first()
@@ -180,20 +228,17 @@ async def _log_reachability(agent: Agent, event_type: str, extra: dict[str, Any]
         )
 
 
-async def calls_in_flight(limit: int = 500) -> list[RemoteCall]:
-    return await RemoteCall.filter(finished=False).order_by("started_at").limit(limit)
-
-
 __all__ = [
     "RUNTIME",
     "UNREACHABLE",
     "RemoteAgentAdder",
     "RemoteCard",
     "add_remote_agent",
-    "calls_in_flight",
     "list_remote_agents",
     "note_contact",
     "remote_agent_view",
+    "remote_call_view",
     "remote_of",
     "remote_secret",
+    "store_remote_secret",
 ]

@@ -11,6 +11,7 @@ restart. Replaying the log never touches them.
 * ``RemoteCall``: the call ledger. One row per hub task sent to a remote agent (its primary
   key is the task id, so of two hub processes only one claims a task): the remote task and
   context ids, the last remote state, and the times a person looks for when a remote is down.
+  ``owner`` and ``lease_expires_at`` say which hub process drives it (``hub.core.remote_calls``).
 """
 
 from __future__ import annotations
@@ -54,6 +55,10 @@ class RemoteCall(Model):
     answered_interaction_id = fields.CharField(max_length=40, null=True)
     cancel_sent_at = fields.DatetimeField(null=True)
     finished = fields.BooleanField(default=False)
+    # The hub process driving the call, until ``lease_expires_at`` unless it renews: with
+    # several processes on one database, exactly one talks to the remote about a call.
+    owner = fields.CharField(max_length=100, null=True)
+    lease_expires_at = fields.DatetimeField(null=True)
     started_at = fields.DatetimeField()
     updated_at = fields.DatetimeField()
     last_contact_at = fields.DatetimeField(null=True)

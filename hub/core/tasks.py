@@ -18,6 +18,7 @@ from hub.core.ids import new_id
 from hub.core.interactions import responder_names
 from hub.core.models import Artifact, Event, Interaction, Task
 from hub.core.recipients import deliverable_agent
+from hub.core.remote_agents import remote_call_view
 from hub.core.task_states import ACTIVE_STATUSES, TERMINAL_STATUSES, TaskStatus
 from hub.core.views import artifact_view, interaction_view, task_view
 
@@ -122,7 +123,8 @@ async def get_task(workspace_id: str, task_id: str) -> Task:
 
 
 async def task_detail(workspace_id: str, task_id: str) -> dict[str, Any]:
-    """The task with its child tasks, interactions, artifacts and event timeline.
+    """The task with its child tasks, interactions, artifacts, event timeline and, for a
+    remote agent's task, the remote's own state (``remote``, else ``None``).
 
     The timeline holds the events of the task and of its children, in log order, so a
     person can trace every step (spec §4: everything traceable).
@@ -154,6 +156,7 @@ async def task_detail(workspace_id: str, task_id: str) -> dict[str, Any]:
         ],
         "artifacts": [artifact_view(a) for a in artifacts],
         "timeline": [to_envelope(event) for event in timeline],
+        "remote": await remote_call_view(task.id),  # how a remote (A2A) agent reports it
     }
 
 

@@ -21,7 +21,16 @@ from hub.core.bus import DEFAULT_BUS
 from hub.core.database import close_database, open_database
 from hub.core.policy_clock import PolicyClock
 from hub.core.relay import PostgresRelay
-from hub.web import api, api_docs, client_socket, errors, health, pages, security_headers
+from hub.web import (
+    api,
+    api_docs,
+    client_socket,
+    errors,
+    health,
+    pages,
+    path_ids,
+    security_headers,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -43,6 +52,7 @@ def create_app(settings: Settings | None = None, **overrides: Any) -> Quart:
 
     errors.init_app(app)
     security_headers.init_app(app)
+    path_ids.init_app(app)
     health.init_app(app)
     pages.init_app(app)
     api.init_app(app, settings)

@@ -24,8 +24,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
-from typing import Any
 
 from quart import Blueprint, Quart, websocket
 
@@ -39,10 +37,6 @@ from hub.web.identity import Caller, current_caller
 blueprint = Blueprint("client_socket", __name__)
 
 PATH = "/ws/client"
-
-
-def _dumps(value: dict[str, Any]) -> str:
-    return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
 
 
 def _sequence(raw: str | None) -> int:
@@ -97,7 +91,7 @@ async def client_socket() -> None:
     try:
         async with WorkspaceFeed(workspace.id, after) as feed:
             async for event in feed:
-                await websocket.send(_dumps(event.envelope))
+                await websocket.send(event.text())
     finally:
         commands.cancel()
         with contextlib.suppress(asyncio.CancelledError):

@@ -13,19 +13,17 @@ on its own, so they need no such check.
 
 from __future__ import annotations
 
-import logging
 from dataclasses import dataclass
 from datetime import timedelta
 from urllib.parse import urlsplit
 
 from quart import Quart, current_app, g, has_request_context, request, session, websocket
 
+from hub.core.account_events import record_sign_in, record_sign_out
 from hub.core.accounts import require_membership, user_for_token
 from hub.core.errors import Forbidden, InvalidInput, Unauthorized
 from hub.core.models import Membership, Role, User
 from hub.core.ratelimit import FailureLimiter
-
-audit_logger = logging.getLogger("hub.audit")
 
 # The same key and cookie the pages use (hub.web.pages.session): one sign-in serves the
 # pages, the JSON API and the client WebSocket alike.
@@ -91,18 +89,21 @@ def init_app(app: Quart, *, public_url: str) -> None:
     )
 
 
-def start_session(user: User) -> None:
-    # Sign-ins are not events of a workspace's log, so the audit trail of the API does not
-    # hold them; this line in the hub's log does (who, from where; never a secret).
-    connection = request if has_request_context() else websocket
-    audit_logger.info("sign-in: user %s from %s", user.id, connection.remote_addr)
+async def start_session(user: User, *, via: str) -> None:
+    """A fresh session for ``user`` (nothing from before survives: no fixation), recorded
+    in the audit trail. ``via``: ``web`` for the pages, ``api`` for the JSON API."""
     session.clear()
     session[SESSION_USER_KEY] = user.id
     session.permanent = True
+    await record_sign_in(user, address=request.remote_addr, via=via)
 
 
-def end_session() -> None:
+async def end_session(*, via: str) -> None:
+    user_id = session.get(SESSION_USER_KEY)
     session.clear()
+    user = await User.filter(id=user_id).first() if isinstance(user_id, str) else None
+    if user is not None:  # ending no session is a no-op, not an entry
+        await record_sign_out(user, address=request.remote_addr, via=via)
 
 
 async def current_caller() -> Caller:

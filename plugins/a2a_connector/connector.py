@@ -3,8 +3,13 @@
 A reconcile pass finds the work from the database alone: queued tasks addressed to a
 remote agent that have no ledger row yet (claimed by inserting one: the task id is the
 row's key, so of two hub processes only one claims a task) and ledger rows not finished
-(a restart resumes them). The bus only wakes it early: a new task, a cancel request or an
-answer to a remote's card starts or wakes the runner at once instead of at the next pass.
+(a restart resumes them). Each call is driven by one process at a time, the one holding
+its lease (``hub.core.remote_calls``): a pass claims calls that are free or whose owner
+stopped renewing (it died), and a loop of its own renews this process's leases — apart from
+the pass, which may wait on the network for a pinned agent's card — and stops the runners
+whose lease another process took. The bus only wakes the pass early: a new task, a cancel
+request or an answer to a remote's card starts or wakes the runner at once instead of at
+the next pass.
 """
 
 from __future__ import annotations
@@ -12,6 +17,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+from datetime import timedelta
 from typing import Any
 
 from tortoise.exceptions import IntegrityError
@@ -22,11 +28,13 @@ from hub.core.bus import PublishedEvent
 from hub.core.errors import HubError
 from hub.core.events import utcnow
 from hub.core.models import Task, Workspace
-from hub.core.remote_agents import (
-    add_remote_agent,
-    calls_in_flight,
-    list_remote_agents,
-    remote_agent_view,
+from hub.core.remote_agents import add_remote_agent, list_remote_agents, remote_agent_view
+from hub.core.remote_calls import (
+    claim_call,
+    claimable_calls,
+    process_owner_name,
+    release_calls,
+    renew_leases,
 )
 from hub.core.remote_models import RemoteAgent, RemoteCall
 from hub.core.task_states import TaskStatus
@@ -50,10 +58,13 @@ class Connector:
         self.poll_interval_s = settings.a2a_poll_interval_s
         self.grace_period_s = settings.agent_grace_period_s
         self.breaker = Breaker(max_delay_s=max(settings.agent_grace_period_s / 4, 1.0))
+        self.owner = process_owner_name()
+        self.lease_s = settings.a2a_lease_s
         self.stopping = False
         self._runners: dict[str, tuple[CallRunner, asyncio.Task[None]]] = {}
         self._wake = asyncio.Event()
         self._loop: asyncio.Task[None] | None = None
+        self._renewer: asyncio.Task[None] | None = None
         self._pins_done: set[tuple[str, str]] = set()
 
     # --- adding agents (the JSON API's RemoteAgentAdder) ------------------------------------
@@ -128,14 +139,18 @@ class Connector:
                     id=task.id,
                     workspace_id=task.workspace_id,
                     agent_id=task.target_agent_id,
+                    owner=self.owner,
+                    lease_expires_at=now + timedelta(seconds=self.lease_s),
                     started_at=now,
                     updated_at=now,
                 )
-        for call in await calls_in_flight():
-            if call.id not in self._runners and not self.stopping:
-                runner = CallRunner(self, call.id)
-                job = asyncio.create_task(self._run(runner), name=f"a2a-{call.id}")
-                self._runners[call.id] = (runner, job)
+        for call_id in await claimable_calls(self.owner):
+            if self.stopping or call_id in self._runners:
+                continue
+            if await claim_call(call_id, self.owner, self.lease_s):
+                runner = CallRunner(self, call_id)
+                job = asyncio.create_task(self._run(runner), name=f"a2a-{call_id}")
+                self._runners[call_id] = (runner, job)
 
     async def _run(self, runner: CallRunner) -> None:
         try:
@@ -149,32 +164,53 @@ class Connector:
             self._runners.pop(runner.call_id, None)
             self._wake.set()
 
+    async def renew(self) -> None:
+        held = await renew_leases(list(self._runners), self.owner, self.lease_s)
+        for call_id, (_, job) in list(self._runners.items()):
+            if call_id not in held:  # this process stalled past its lease; another drives it
+                logger.warning("remote call %s is driven by another hub process now", call_id)
+                job.cancel()
+
     async def _loop_forever(self) -> None:
         while not self.stopping:
             try:
                 await self.reconcile()
             except Exception:  # a database hiccup must not end the connector for good
                 logger.exception("a2a reconcile failed; retrying")
+            # A call whose owner died is claimed within a lease and a pass of its end.
+            pause = min(RECONCILE_INTERVAL_S, self.lease_s)
             with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._wake.wait(), RECONCILE_INTERVAL_S)
+                await asyncio.wait_for(self._wake.wait(), pause)
             self._wake.clear()
+
+    async def _renew_forever(self) -> None:
+        while not self.stopping:
+            try:
+                await self.renew()
+            except Exception:  # the next try may still come before the leases end
+                logger.exception("a2a lease renewal failed; retrying")
+            await asyncio.sleep(self.lease_s / 3)
 
     def start(self) -> None:
         self.stopping = False
         if self._loop is None:
             self._loop = asyncio.create_task(self._loop_forever(), name="a2a-connector")
+            self._renewer = asyncio.create_task(self._renew_forever(), name="a2a-leases")
 
     async def stop(self) -> None:
         self.stopping = True
         self._wake.set()
         jobs = [job for _, job in self._runners.values()]
-        if self._loop is not None:
-            jobs.append(self._loop)
+        jobs.extend(job for job in (self._loop, self._renewer) if job is not None)
         for job in jobs:
             job.cancel()
         await asyncio.gather(*jobs, return_exceptions=True)
-        self._loop = None
+        self._loop = self._renewer = None
         self._runners.clear()
+        try:  # another hub process takes the calls over now rather than when leases end
+            await release_calls(self.owner)
+        except Exception:  # the database may be gone already; the leases then just run out
+            logger.warning("could not release remote calls on stop", exc_info=True)
 
 
 __all__ = ["Connector"]

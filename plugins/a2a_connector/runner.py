@@ -44,10 +44,11 @@ from hub.core.models import Interaction, InteractionStatus, Task
 from hub.core.remote_agents import UNREACHABLE, note_contact, remote_secret
 from hub.core.remote_models import RemoteAgent, RemoteCall
 from hub.core.task_states import TERMINAL_STATUSES, TaskStatus
+from plugins.a2a_connector.chunks import ChunkedArtifacts
 from plugins.a2a_connector.client import remote_client
 from plugins.a2a_connector.errors import RemoteUnreachable
-from plugins.a2a_connector.states import FINAL_STATES
-from plugins.a2a_connector.translate import TaskReporter, as_dict
+from plugins.a2a_connector.states import FINAL_STATES, state_name
+from plugins.a2a_connector.translate import STILL_WORKING, TaskReporter, as_dict
 from plugins.a2a_connector.untrusted import identifier
 
 if TYPE_CHECKING:
@@ -86,6 +87,8 @@ class CallRunner:
             # Cleared before the state is read: a wake after this point is never lost.
             self.wake.clear()
             call = await RemoteCall.get(id=self.call_id)
+            if call.owner != self.connector.owner:
+                return  # another hub process took the call over (this one stalled)
             task = await Task.get(id=call.id)
             if call.finished or task.status in TERMINAL_STATUSES:
                 await RemoteCall.filter(id=call.id).update(finished=True, updated_at=utcnow())
@@ -237,20 +240,35 @@ class CallRunner:
     async def _read(
         self, call: RemoteCall, reporter: TaskReporter, stream: AsyncIterator[StreamResponse]
     ) -> None:
+        chunks = ChunkedArtifacts()
         async for response in stream:
             kind = response.WhichOneof("payload")
             data = as_dict(getattr(response, kind)) if kind else {}
             await self._note_ids(call, data)
             if kind == "task":
-                await reporter.apply_task(call, data)
+                await reporter.apply_task(call, data, chunks=chunks)
             elif kind == "status_update":
-                await reporter.apply_status(call, data.get("status") or {})
+                status = data.get("status") or {}
+                if state_name(status.get("state")) not in STILL_WORKING:
+                    # Ended or waiting for a person: what was sent so far is all there is.
+                    await self._keep_artifacts(reporter, chunks)
+                await reporter.apply_status(call, status)
             elif kind == "artifact_update":
-                await reporter.apply_artifact(data.get("artifact"))
+                await reporter.apply_artifact(chunks.update(data))
             elif kind == "message":  # answered without a task: that answer is the result
+                await self._keep_artifacts(reporter, chunks)
                 await reporter.apply_status(call, {"state": "completed", "message": data})
             if call.last_state in FINAL_STATES or self.connector.stopping:
                 break
+        # Only a stream that ended as it should hands over what it held: one cut short (an
+        # error, a cancel request, the hub stopping) is read again from GetTask, whose
+        # artifacts the remote has put together.
+        if not self.connector.stopping:
+            await self._keep_artifacts(reporter, chunks)
+
+    async def _keep_artifacts(self, reporter: TaskReporter, chunks: ChunkedArtifacts) -> None:
+        for artifact in chunks.remaining():
+            await reporter.apply_artifact(artifact)
 
     async def _note_ids(self, call: RemoteCall, data: dict[str, Any]) -> None:
         remote_task_id = identifier(data.get("id") or data.get("taskId"))

@@ -25,10 +25,13 @@ from hub.core.models import Task
 from hub.core.remote_models import RemoteCall
 from hub.core.task_states import TERMINAL_STATUSES, TaskStatus, is_allowed, parse_status
 from plugins.a2a_connector import untrusted
+from plugins.a2a_connector.chunks import ChunkedArtifacts
 from plugins.a2a_connector.states import UNKNOWN, hub_status, state_name
 
 SUMMARY_LIMIT = 2000
 MAX_OPTIONS = 5
+# States in which a remote may still add to its artifacts.
+STILL_WORKING = frozenset({"submitted", "working", UNKNOWN})
 
 
 def as_dict(value: ProtoMessage | dict[str, Any]) -> dict[str, Any]:
@@ -37,11 +40,11 @@ def as_dict(value: ProtoMessage | dict[str, Any]) -> dict[str, Any]:
     return MessageToDict(value)
 
 
-def parts_text(parts: Any, limit: int = untrusted.TEXT_LIMIT) -> str:
+def parts_text(parts: Any, limit: int = untrusted.TEXT_LIMIT, *, joiner: str = "\n") -> str:
     if not isinstance(parts, list):
         return ""
     texts = [p.get("text") for p in parts if isinstance(p, dict) and isinstance(p.get("text"), str)]
-    return untrusted.text("\n".join(texts), limit)
+    return untrusted.text(joiner.join(texts), limit)
 
 
 def offered_options(parts: Any) -> list[str]:
@@ -108,11 +111,25 @@ class TaskReporter:
         if is_allowed(current, target) or target == current:
             await self._append("task.status_changed", {"status": target.value, **fields}, key)
 
-    async def apply_task(self, call: RemoteCall, task: dict[str, Any]) -> None:
-        for artifact in task.get("artifacts") or []:
-            await self.apply_artifact(artifact)
-        status = task.get("status")
-        if isinstance(status, dict):
+    async def apply_task(
+        self, call: RemoteCall, task: dict[str, Any], *, chunks: ChunkedArtifacts | None = None
+    ) -> None:
+        """Apply a whole task as the remote has it (``GetTask``, a stream's first event).
+
+        Its artifacts are kept only once the remote stopped working (ended, or waits for a
+        person): before that one may still be growing chunk by chunk, and the hub keeps an
+        artifact once. A stream's ``chunks`` hold them meanwhile for the pieces to come.
+        """
+        status: dict[str, Any] = task["status"] if isinstance(task.get("status"), dict) else {}
+        artifacts: list[Any] = task["artifacts"] if isinstance(task.get("artifacts"), list) else []
+        if state_name(status.get("state")) in STILL_WORKING:
+            if chunks is not None:
+                for artifact in artifacts:
+                    await self.apply_artifact(chunks.hold(artifact))
+        else:
+            for artifact in artifacts:
+                await self.apply_artifact(artifact)
+        if status:
             await self.apply_status(call, status)
 
     async def apply_status(self, call: RemoteCall, status: dict[str, Any]) -> None:
@@ -194,11 +211,13 @@ class TaskReporter:
         await call.save(update_fields=["interaction_id"])
 
     async def apply_artifact(self, artifact: Any) -> None:
+        """Keep a whole artifact. Its text parts are pieces of one document (a streamed
+        artifact's chunks add parts), so they are joined as they are, without separator."""
         if not isinstance(artifact, dict):
             return
         remote_id = untrusted.identifier(artifact.get("artifactId")) or _key(artifact.get("name"))
         parts = artifact.get("parts") if isinstance(artifact.get("parts"), list) else []
-        content = parts_text(parts)
+        content = parts_text(parts, untrusted.ARTIFACT_TEXT_LIMIT, joiner="")
         link = next(
             (
                 untrusted.web_url(p.get("url"))

@@ -20,7 +20,8 @@ from typing import Any
 NAME_LIMIT = 200
 LABEL_LIMIT = 100
 DESCRIPTION_LIMIT = 2000
-TEXT_LIMIT = 20_000  # a status message, an artifact's text
+TEXT_LIMIT = 20_000  # a status message
+ARTIFACT_TEXT_LIMIT = 200_000  # an artifact's text, once its chunks are put together
 ID_LIMIT = 200
 URL_LIMIT = 2000
 MAX_SKILLS = 20

@@ -37,6 +37,7 @@ from hub.config import Settings
 from hub.core.agents import agent_for_credential
 from hub.core.errors import HubError, Unauthorized
 from hub.sdk import Agent
+from hub.web.security_headers import hardened_send
 from plugins.mcp_server.tools import Toolbox, build_server
 
 logger = logging.getLogger(__name__)
@@ -60,6 +61,10 @@ class _Served:
 class McpOverHttp:
     """ASGI middleware in front of the hub's Quart app: ``/mcp`` and below go to MCP."""
 
+    # What the isolation matrix (tests/web/api/test_route_matrix.py) finds in the app's
+    # ASGI chain: the path this layer serves, and the layer it passes the rest to.
+    mount = MOUNT
+
     def __init__(self, inner: ASGIFramework, settings: Settings) -> None:
         self.inner = inner
         self.settings = settings
@@ -74,6 +79,8 @@ class McpOverHttp:
         if scope["type"] != "http" or not (path == MOUNT or path.startswith(MOUNT + "/")):
             await self.inner(scope, receive, send)
             return
+        # Quart's after_request never sees these answers: harden them on the way out.
+        send = hardened_send(send)
         try:
             credential = _bearer(scope)
             await agent_for_credential(credential)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from hub.core.bus import EventBus, PublishedEvent, SubscriberDropped
@@ -17,6 +19,17 @@ async def test_subscribers_get_their_workspace_only() -> None:
     bus.publish(event(1))
     assert (await mine.get()).sequence == 1
     assert theirs.get_nowait() is None
+
+
+async def test_every_subscriber_sends_the_same_text_serialised_once() -> None:
+    bus = EventBus()
+    first, second = bus.subscribe("ws_a"), bus.subscribe("ws_a")
+    published = PublishedEvent("ws_a", 1, "note.added", None, {"payload": {"text": "été"}})
+    bus.publish(published)
+    one, other = await first.get(), await second.get()
+    assert one.text() is other.text()
+    assert one.text() == '{"payload":{"text":"été"}}'
+    assert json.loads(one.text()) == published.envelope
 
 
 async def test_a_filter_selects_events() -> None:

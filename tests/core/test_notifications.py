@@ -13,6 +13,7 @@ from hub.core.ids import new_id
 from hub.core.interactions import respond_to_interaction
 from hub.core.models import Agent, User, Workspace
 from hub.core.notification_models import ChannelAccount, Notification, NotificationSettings
+from hub.core.notifications import may_enqueue
 from hub.core.preferences import (
     Surface,
     declare_surface,
@@ -90,6 +91,50 @@ async def test_a_card_notifies_each_wanted_surface_once(make_user) -> None:
         await Notification.filter(interaction_id=interaction_id).values_list("kind", flat=True)
     )
     assert kinds == ["decided", "waiting"]
+
+
+async def test_only_types_that_may_enqueue_write_rows(make_user) -> None:
+    """``may_enqueue`` decides when the outbox worker is woken: it must pass every type
+    that writes a row, and it spares the worker chat messages."""
+    user, workspace = await make_user("ada")
+    agent = await make_agent(workspace)
+    writers: set[str] = set()
+
+    async def append(type: str, payload: dict[str, object], **fields: str) -> None:
+        before = await Notification.all().count()
+        await append_event(workspace.id, type, payload, **fields)  # type: ignore[arg-type]
+        if await Notification.all().count() > before:
+            writers.add(type)
+
+    conversation_id = new_id("conversation")
+    await append(
+        "conversation.created",
+        {"conversationId": conversation_id, "title": "c", "agentIds": [agent.id]},
+        actor=f"user:{user.id}",
+    )
+    await append(
+        "message.created",
+        {"conversationId": conversation_id, "messageId": new_id("message"), "content": "hi"},
+        actor=f"agent:{agent.id}",
+        conversation_id=conversation_id,
+    )
+    task_id = await _task(workspace, agent, user)
+    await append(
+        "interaction.requested",
+        {"interaction": {"id": new_id("interaction"), "type": "approval", "title": "Go?"}},
+        actor=f"agent:{agent.id}",
+        task_id=task_id,
+    )
+    failing_id = await _task(workspace, agent, user)
+    await append(
+        "task.status_changed",
+        {"taskId": failing_id, "status": "failed", "error": "boom"},
+        actor=f"agent:{agent.id}",
+        task_id=failing_id,
+    )
+    assert writers == {"interaction.requested", "task.status_changed"}
+    assert all(may_enqueue(type) for type in writers)
+    assert not may_enqueue("message.created") and not may_enqueue("agent.online")
 
 
 async def test_a_refused_event_writes_no_notification(make_user) -> None:

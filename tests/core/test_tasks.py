@@ -101,6 +101,7 @@ async def test_detail_holds_children_interactions_artifacts_and_timeline(
         "optionId": "approve"
     }
     assert [a["name"] for a in detail["artifacts"]] == ["plan.md"]
+    assert detail["remote"] is None  # a local agent's task: no remote state to show
     timeline = detail["timeline"]
     sequences = [e["sequence"] for e in timeline]
     assert sequences == sorted(sequences)

@@ -4,12 +4,17 @@ An agent on hub A and a browser client on hub B: B's client sees every event the
 appends through A, in order, each once; a task created through B reaches the agent on A.
 Then A is killed with -9: the agent reconnects to B, resends what was never acknowledged
 with the same ids, and resumes; nothing is lost, nothing is stored twice.
+
+Background work runs once across the processes: both outbox workers deliver from one
+notification table to a real SMTP server, and each card is mailed once; both presence
+sweepers watch an agent go silent, and it goes offline once.
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -21,9 +26,12 @@ from hub.core.accounts import create_api_token, create_user
 from hub.core.agents import confirm_agent, redeem_pairing_code
 from hub.core.events import append_event, events_after
 from hub.core.ids import new_id
+from hub.core.models import Event
+from hub.core.notification_models import Notification, NotificationStatus
 from hub.core.pairing import create_pairing_code
-from hub.testing import HubProcess, opened
+from hub.testing import HubProcess, eventually, opened
 from hub.testing import test_postgres_url as postgres_url
+from tests.channels.peers import SmtpPeer
 from tests.plugins.lap_client import raw_agent
 
 pytestmark = pytest.mark.skipif(
@@ -160,3 +168,83 @@ async def test_two_processes_one_log(database_url: str, tmp_path: Path) -> None:
     finally:
         hub_a.stop()
         hub_b.stop()
+
+
+CARDS = 40
+
+
+def card(title: str) -> dict[str, Any]:
+    options = [{"id": "yes", "label": "Yes"}, {"id": "no", "label": "No"}]
+    return {"id": new_id("interaction"), "type": "approval", "title": title, "options": options}
+
+
+async def test_background_work_runs_once_across_processes(
+    database_url: str, tmp_path: Path
+) -> None:
+    data = await seed(database_url)
+    smtp = SmtpPeer()
+    smtp.start()
+    env = {
+        "LINEUP_SECRET_KEY": SECRET,
+        "LINEUP_HEARTBEAT_INTERVAL_S": "0.5",
+        "LINEUP_SMTP_URL": smtp.url,
+    }
+    hub_a = HubProcess(database_url, tmp_path / "a", **env).start()
+    hub_b = HubProcess(database_url, tmp_path / "b", **env).start()
+    titles = [f"Card #{n:03d}" for n in range(CARDS)]
+    try:
+        async with opened(database_url):
+            task_id = new_id("task")
+            await append_event(
+                data["workspace"],
+                "task.created",
+                {"taskId": task_id, "title": "Release", "targetAgentId": data["agent"]},
+                actor="system",
+            )
+        # The agent asks half its cards through A, half through B: the notification rows
+        # land in one table that both outbox workers claim from.
+        for hub, half in ((hub_a, titles[: CARDS // 2]), (hub_b, titles[CARDS // 2 :])):
+            async with raw_agent(hub.url, data["credential"]) as (agent, _):
+                await agent.hello(runtime="test")
+                if hub is hub_a:
+                    accepted = await agent.call("task.accepted", {"taskId": task_id})
+                    assert accepted["type"] == "ack", accepted
+                for title in half:
+                    asked = await agent.call(
+                        "interaction.requested", {"interaction": card(title)}, taskId=task_id
+                    )
+                    assert asked["type"] == "ack", asked
+        # Then the agent is silent: both presence sweepers see it, one agent.offline.
+        async with opened(database_url):
+
+            async def all_sent() -> bool:
+                rows = await Notification.filter(surface="email").values_list("status", flat=True)
+                return len(rows) == CARDS and set(rows) == {NotificationStatus.SENT}
+
+            await eventually(all_sent, within=60)
+
+            async def presence() -> list[str]:
+                return list(
+                    await Event.filter(
+                        workspace_id=data["workspace"], type__in=["agent.online", "agent.offline"]
+                    )
+                    .order_by("sequence")
+                    .values_list("type", flat=True)
+                )
+
+            async def offline_at_last() -> bool:
+                return (await presence())[-1:] == ["agent.offline"]
+
+            await eventually(offline_at_last)
+            await asyncio.sleep(1.0)  # several more sweeps on each hub
+            changes = await presence()
+        mails = Counter(str(m["Subject"]).split(": ", 1)[1] for m in smtp.messages)
+        assert mails == Counter(titles), "each card mailed exactly once"
+        # Each time the agent came online (a slow machine may see it lapse between the two
+        # sockets), it went offline once, though two sweepers watched it.
+        assert changes == ["agent.online", "agent.offline"] * (len(changes) // 2)
+        assert changes
+    finally:
+        hub_a.stop()
+        hub_b.stop()
+        smtp.stop()

@@ -7,6 +7,8 @@ import json
 import urllib.request
 from pathlib import Path
 
+from websockets.asyncio.client import connect
+
 from hub.core.accounts import create_user
 from hub.core.events import append_event, last_sequence
 from hub.core.models import User
@@ -25,6 +27,18 @@ async def test_serve_answers_health_and_metrics(database_url: str, tmp_path: Pat
         status, body = get(hub.url + "/metrics")
         assert status == 200 and "lineup_live_subscribers" in body
     assert hub.process is not None and hub.process.returncode == 0
+
+
+async def test_websockets_decline_compression(database_url: str, tmp_path: Path) -> None:
+    """An idle socket keeps no zlib state: see hub.web.websocket_compression."""
+    with HubProcess(database_url, tmp_path) as hub:
+        url = hub.url.replace("http://", "ws://") + "/lap/v0.1"
+        async with connect(url, compression="deflate", open_timeout=10) as socket:
+            assert socket.response is not None
+            assert "Sec-WebSocket-Extensions" not in socket.response.headers
+            await socket.send("not json")
+            answer = json.loads(await socket.recv())
+            assert answer["type"] == "error"
 
 
 async def test_data_survives_a_restart_and_a_kill(database_url: str, tmp_path: Path) -> None:

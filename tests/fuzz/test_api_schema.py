@@ -14,7 +14,13 @@ from collections.abc import Iterator
 import pytest
 import schemathesis
 from hypothesis import HealthCheck, given, settings
-from schemathesis.checks import not_a_server_error, response_schema_conformance
+from schemathesis.checks import (
+    content_type_conformance,
+    not_a_server_error,
+    response_headers_conformance,
+    response_schema_conformance,
+    status_code_conformance,
+)
 
 from hub.core.accounts import create_api_token, create_user
 from hub.testing import HubProcess, TestDatabases, opened
@@ -22,6 +28,13 @@ from tests.core.agent_setup import SECRET_KEY, paired_agent
 from tests.figures import API_CASES, record
 
 EXAMPLES = int(os.environ.get("LINEUP_API_FUZZ_EXAMPLES", "4"))
+CHECKS = [
+    not_a_server_error,
+    status_code_conformance,
+    content_type_conformance,
+    response_headers_conformance,
+    response_schema_conformance,
+]
 
 
 class LiveApi:
@@ -74,12 +87,12 @@ def test_the_api_never_fails_and_keeps_its_schema(live_api: LiveApi) -> None:
                 timeout=30,
             )
             record(API_CASES)
-            case.validate_response(
-                response, checks=[not_a_server_error, response_schema_conformance]
-            )
+            case.validate_response(response, checks=CHECKS)
 
         try:
             one_case()
-        except Exception as failure:  # collect every operation's failure, then report all
+        # schemathesis reports failures as a BaseExceptionGroup; collect every operation's,
+        # then report them all.
+        except (Exception, BaseExceptionGroup) as failure:
             failures.append(f"{operation.label}: {failure}")
     assert not failures, "\n\n".join(failures)

@@ -1,6 +1,7 @@
 """The audit trail holds every decision, pairing, confirmation, revocation and cancel, with
 who, via what and when; it names the option chosen, never typed input; only members see it.
-Sign-ins are logged by the hub (``hub.audit``)."""
+Sign-ins, failed attempts, sign-outs and personal tokens are in it too (see
+test_sign_in_audit.py); the hub's log (``hub.audit``) has them as well."""
 
 from __future__ import annotations
 
@@ -47,34 +48,43 @@ async def test_decisions_and_revocations_are_in_the_audit_trail(app: Quart, sign
     assert status == 200
     kinds = [entry["type"] for entry in trail["entries"]]
     assert kinds == [
+        "account.signed_in",  # signing up (tests.web.api.conftest.sign_up) signs in
+        "account.token_created",  # and makes the token this test calls with
         "agent.paired",
         "agent.confirmed",
         "interaction.resolved",
         "task.cancel_requested",
         "agent.revoked",
     ], kinds
-    decision = trail["entries"][2]
+    decision = trail["entries"][4]
     assert decision["actor"] == f"user:{me.user_id}" and decision["via"] == "api"
     assert decision["interactionId"] == card_id and decision["at"]
     assert "hunter2-secret" not in str(trail)
     sequences = [entry["sequence"] for entry in trail["entries"]]
     assert sequences == sorted(sequences)
-    _, rest = await me.get(f"/audit?after={sequences[2]}")
-    assert [e["type"] for e in rest["entries"]] == kinds[3:]
+    _, rest = await me.get(f"/audit?after={sequences[4]}")
+    assert [e["type"] for e in rest["entries"]] == kinds[5:]
     # Another person's audit trail reads as not found.
     refused = await stranger.client.get(me.url("/audit"), headers=stranger.headers)
     assert refused.status_code == 404
 
 
-async def test_every_sign_in_is_logged_with_who_and_from_where(
+async def test_every_sign_in_is_also_written_to_the_hubs_log(
     app: Quart, sign_up, caplog: pytest.LogCaptureFixture
 ) -> None:  # type: ignore[no-untyped-def]
     me: Person = await sign_up()
     caplog.set_level(logging.INFO, logger="hub.audit")
     browser = app.test_client()
-    response = await browser.post(
-        "/api/v1/auth/login", json={"email": me.email, "password": PASSWORD}
+    for password in ("not my password", PASSWORD):
+        await browser.post("/api/v1/auth/login", json={"email": me.email, "password": password})
+    await browser.post(
+        "/api/v1/auth/login", json={"email": "nobody@example.com", "password": "guess"}
     )
-    assert response.status_code == 200
     lines = [r.getMessage() for r in caplog.records if r.name == "hub.audit"]
-    assert lines == [f"sign-in: user {me.user_id} from <local>"], lines  # the test client
+    assert lines == [
+        f"failed sign-in: user {me.user_id} from <local> via api",
+        f"sign-in: user {me.user_id} from <local> via api",
+        # An address without an account is in no workspace: the hub's log is its only trace.
+        "failed sign-in: no such account from <local> via api",
+    ], lines
+    assert "not my password" not in caplog.text and "nobody@example.com" not in caplog.text

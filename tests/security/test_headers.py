@@ -1,13 +1,20 @@
 """Every kind of response carries the hardening headers and a strict CSP: pages, JSON,
-API errors, page errors, health, metrics, the OpenAPI document and static files."""
+API errors, page errors, health, metrics, the OpenAPI document, static files and MCP at
+``/mcp/`` (an ASGI app beside Quart, refusing or serving)."""
 
 from __future__ import annotations
 
 import re
+from pathlib import Path
+from typing import Any
 
+import httpx
 import pytest
 from quart import Quart
 
+from hub.core.accounts import create_user
+from hub.testing import HubProcess
+from tests.core.agent_setup import SECRET_KEY, paired_agent
 from tests.security.conftest import Person
 
 STRICT = {
@@ -40,6 +47,8 @@ def csp_of(header: str) -> dict[str, str]:
         ("/metrics", False, 200),
         ("/api/openapi.json", False, 200),
         ("/api/docs", False, 200),
+        ("/mcp/", False, 401),  # MCP, mounted outside Quart's request pipeline
+        ("/mcp/", True, 401),  # a person's token is not an agent credential
     ],
 )
 async def test_every_response_type_is_hardened(
@@ -50,14 +59,50 @@ async def test_every_response_type_is_hardened(
     response = await app.test_client().get(path, headers=headers)
     if status is not None:
         assert response.status_code == status, (path, response.status_code)
-    policy = csp_of(response.headers.get("Content-Security-Policy", ""))
+    assert_hardened(path, response.headers)
+
+
+def assert_hardened(path: str, headers: Any) -> None:
+    policy = csp_of(headers.get("Content-Security-Policy", ""))
     for directive, value in STRICT.items():
         assert policy.get(directive) == value, (path, directive, policy)
-    assert "'unsafe-inline'" not in response.headers["Content-Security-Policy"]
-    assert "'unsafe-eval'" not in response.headers["Content-Security-Policy"]
-    assert response.headers["X-Content-Type-Options"] == "nosniff"
-    assert response.headers["X-Frame-Options"] == "DENY"
-    assert response.headers["Referrer-Policy"]
+    assert "'unsafe-inline'" not in headers["Content-Security-Policy"]
+    assert "'unsafe-eval'" not in headers["Content-Security-Policy"]
+    assert headers["X-Content-Type-Options"] == "nosniff"
+    assert headers["X-Frame-Options"] == "DENY"
+    assert headers["Referrer-Policy"]
+
+
+async def test_mcp_over_http_answers_are_hardened(
+    db: str, database_url: str, tmp_path: Path
+) -> None:
+    _, workspace = await create_user("mcp@example.com", "correct horse")
+    _, credential = await paired_agent(workspace)
+    initialize = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "initialize",
+        "params": {
+            "protocolVersion": "2025-06-18",
+            "capabilities": {},
+            "clientInfo": {"name": "headers-test", "version": "1"},
+        },
+    }
+    with HubProcess(database_url, tmp_path, LINEUP_SECRET_KEY=SECRET_KEY) as hub:
+        async with httpx.AsyncClient(base_url=hub.url, timeout=30) as http:
+            served = await http.post(
+                "/mcp/",
+                json=initialize,
+                headers={
+                    "Authorization": f"Bearer {credential}",
+                    "Accept": "application/json, text/event-stream",
+                },
+            )
+            refused = await http.post("/mcp/", json=initialize)
+    assert served.status_code == 200, served.text
+    assert refused.status_code == 401
+    for response in (served, refused):
+        assert_hardened("/mcp/", response.headers)
 
 
 async def test_static_files_are_hardened_and_pages_carry_no_inline_script(app: Quart) -> None:

@@ -6,8 +6,10 @@ from typing import Any
 
 from pydantic import Field
 from quart import Blueprint
+from quart_schema import document_response
 
 from hub.core.agents import agent_view, confirm_agent, get_agent, list_agents, revoke_agent
+from hub.web.api.answers import AgentAnswer, AgentList
 from hub.web.api.base import ApiModel, json_body
 from hub.web.identity import member_of
 
@@ -19,6 +21,7 @@ class Confirmation(ApiModel):
 
 
 @blueprint.get("/workspaces/<ws>/agents")
+@document_response(AgentList)
 async def agents(ws: str) -> dict[str, Any]:
     """Agents with ``status`` (pending, online, offline, revoked), last heartbeat and
     capabilities."""
@@ -27,12 +30,14 @@ async def agents(ws: str) -> dict[str, Any]:
 
 
 @blueprint.get("/workspaces/<ws>/agents/<agent_id>")
+@document_response(AgentAnswer)
 async def agent(ws: str, agent_id: str) -> dict[str, Any]:
     await member_of(ws)
     return agent_view(await get_agent(ws, agent_id))
 
 
 @blueprint.post("/workspaces/<ws>/agents/<agent_id>/confirm")
+@document_response(AgentAnswer)
 @json_body(Confirmation)
 async def confirm(ws: str, agent_id: str, body: Confirmation) -> dict[str, Any]:
     """Finish binding a paired agent under the name you confirm (again: rename it)."""
@@ -41,6 +46,7 @@ async def confirm(ws: str, agent_id: str, body: Confirmation) -> dict[str, Any]:
 
 
 @blueprint.post("/workspaces/<ws>/agents/<agent_id>/revoke")
+@document_response(AgentAnswer)
 async def revoke(ws: str, agent_id: str) -> dict[str, Any]:
     """Revoke the agent's credential for good; its connection is closed."""
     caller, _ = await member_of(ws, write=True)

@@ -6,8 +6,11 @@ from typing import Any
 
 from pydantic import Field
 from quart import Blueprint
+from quart_schema import document_response
 
 from hub.core.audit import audit_trail
+from hub.core.events import MAX_SEQUENCE
+from hub.web.api.answers import AuditPage
 from hub.web.api.base import ApiModel, query_args
 from hub.web.identity import member_of
 
@@ -15,11 +18,14 @@ blueprint = Blueprint("api_audit", __name__, url_prefix="/api/v1")
 
 
 class AuditQuery(ApiModel):
-    after: int = Field(0, ge=0, description="Return entries with a greater sequence.")
+    after: int = Field(
+        0, ge=0, le=MAX_SEQUENCE, description="Return entries with a greater sequence."
+    )
     limit: int = Field(200, ge=1, le=1000)
 
 
 @blueprint.get("/workspaces/<ws>/audit")
+@document_response(AuditPage)
 @query_args(AuditQuery)
 async def audit(ws: str, query: AuditQuery) -> dict[str, Any]:
     """Who decided, paired, confirmed, revoked or cancelled what, and when, in log order.

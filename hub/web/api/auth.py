@@ -10,8 +10,9 @@ from typing import Any
 
 from pydantic import Field
 from quart import Blueprint, request
-from quart_schema import security_scheme
+from quart_schema import document_response, security_scheme
 
+from hub.core.account_events import record_failed_sign_in
 from hub.core.accounts import (
     authenticate,
     create_api_token,
@@ -19,11 +20,20 @@ from hub.core.accounts import (
     revoke_api_token,
     workspaces_of,
 )
-from hub.core.errors import NotFound, Unauthorized
-from hub.core.models import ApiToken
+from hub.core.errors import Unauthorized
+from hub.core.models import ApiToken, User
 from hub.core.ratelimit import FailureLimiter
 from hub.core.views import iso
+from hub.web.api.answers import (
+    MeAnswer,
+    NewTokenAnswer,
+    Registered,
+    SignedIn,
+    TokenAnswer,
+    TokenList,
+)
 from hub.web.api.base import ApiModel, json_body
+from hub.web.api.openapi import no_content
 from hub.web.identity import current_caller, end_session, start_session
 
 blueprint = Blueprint("api_auth", __name__, url_prefix="/api/v1")
@@ -34,6 +44,21 @@ LOGIN_FAILURES = FailureLimiter(
 ACCOUNT_FAILURES = FailureLimiter(
     per_source=20, overall=10_000, window_s=60.0, code="login_rate_limited", what="logins"
 )
+
+
+async def check_password(email: str, password: str, *, via: str) -> User:
+    """The one password check of the API and the pages: one budget of guesses, and every
+    wrong guess in the audit trail of the account it was aimed at."""
+    source, account = request.remote_addr, email.strip().lower()
+    LOGIN_FAILURES.check(source)
+    ACCOUNT_FAILURES.check(account)
+    try:
+        return await authenticate(email, password)
+    except Unauthorized:
+        LOGIN_FAILURES.record_failure(source)
+        ACCOUNT_FAILURES.record_failure(account)
+        await record_failed_sign_in(email, address=source, via=via)
+        raise
 
 
 class Registration(ApiModel):
@@ -62,30 +87,24 @@ def token_view(token: ApiToken) -> dict[str, Any]:
 
 
 @blueprint.post("/auth/register")
+@document_response(Registered, 201)
 @security_scheme([])
 @json_body(Registration, public=True)
 async def register(body: Registration) -> tuple[dict[str, Any], int]:
     """Create an account and its personal workspace; the response also signs you in."""
     user, workspace = await create_user(body.email, body.password, body.display_name)
-    start_session(user)
+    await start_session(user, via="api")
     return {"userId": user.id, "workspaceId": workspace.id}, 201
 
 
 @blueprint.post("/auth/login")
+@document_response(SignedIn)
 @security_scheme([])
 @json_body(Credentials, public=True)
 async def login(body: Credentials) -> dict[str, Any]:
     """Sign in with email and password: sets the session cookie."""
-    source, account = request.remote_addr, body.email.strip().lower()
-    LOGIN_FAILURES.check(source)
-    ACCOUNT_FAILURES.check(account)
-    try:
-        user = await authenticate(body.email, body.password)
-    except Unauthorized:
-        LOGIN_FAILURES.record_failure(source)
-        ACCOUNT_FAILURES.record_failure(account)
-        raise
-    start_session(user)
+    user = await check_password(body.email, body.password, via="api")
+    await start_session(user, via="api")
     workspaces = await workspaces_of(user)
     return {
         "userId": user.id,
@@ -95,13 +114,15 @@ async def login(body: Credentials) -> dict[str, Any]:
 
 
 @blueprint.post("/auth/logout")
+@no_content
 async def logout() -> tuple[str, int]:
     """End the browser session (API tokens stay valid until revoked)."""
-    end_session()
+    await end_session(via="api")
     return "", 204
 
 
 @blueprint.get("/me")
+@document_response(MeAnswer)
 async def me() -> dict[str, Any]:
     """The signed-in person."""
     caller = await current_caller()
@@ -114,15 +135,19 @@ async def me() -> dict[str, Any]:
 
 
 @blueprint.post("/auth/tokens")
+@document_response(NewTokenAnswer, 201)
 @json_body(NewToken)
 async def create_token(body: NewToken) -> tuple[dict[str, Any], int]:
     """A personal API token for scripts and notebooks. The token is shown this once."""
     caller = await current_caller()
-    token, secret = await create_api_token(caller.user, body.name)
+    token, secret = await create_api_token(
+        caller.user, body.name, address=request.remote_addr, via="api"
+    )
     return {**token_view(token), "token": secret}, 201
 
 
 @blueprint.get("/auth/tokens")
+@document_response(TokenList)
 async def list_tokens() -> dict[str, Any]:
     """Your tokens that still work (never the secrets)."""
     caller = await current_caller()
@@ -133,11 +158,9 @@ async def list_tokens() -> dict[str, Any]:
 
 
 @blueprint.post("/auth/tokens/<token_id>/revoke")
+@document_response(TokenAnswer)
 async def revoke_token(token_id: str) -> dict[str, Any]:
     """Revoke one of your tokens; it stops working at once."""
     caller = await current_caller()
-    await revoke_api_token(caller.user, token_id)
-    token = await ApiToken.filter(id=token_id, user_id=caller.user.id).first()
-    if token is None:  # pragma: no cover - revoke_api_token found it a moment ago
-        raise NotFound(f"No token {token_id}.", code="token_not_found")
+    token = await revoke_api_token(caller.user, token_id, address=request.remote_addr, via="api")
     return token_view(token)

@@ -6,6 +6,7 @@ from typing import Any
 
 from pydantic import Field
 from quart import Blueprint
+from quart_schema import document_response
 
 from hub.core.conversations import (
     MAX_AGENTS_PER_CONVERSATION,
@@ -18,6 +19,7 @@ from hub.core.conversations import (
     post_message,
 )
 from hub.core.views import conversation_view, message_view
+from hub.web.api.answers import ConversationAnswer, ConversationList, MessageList, PostedMessage
 from hub.web.api.base import ApiModel, idempotency_key, json_body, query_args
 from hub.web.identity import member_of
 
@@ -47,6 +49,7 @@ class Page(ApiModel):
 
 
 @blueprint.get("/workspaces/<ws>/conversations")
+@document_response(ConversationList)
 @query_args(Page)
 async def conversations(ws: str, query: Page) -> dict[str, Any]:
     """The conversations, most recently active first."""
@@ -56,6 +59,7 @@ async def conversations(ws: str, query: Page) -> dict[str, Any]:
 
 
 @blueprint.post("/workspaces/<ws>/conversations")
+@document_response(ConversationAnswer, 201)
 @json_body(NewConversation)
 async def new_conversation(ws: str, body: NewConversation) -> tuple[dict[str, Any], int]:
     caller, _ = await member_of(ws, write=True)
@@ -66,12 +70,14 @@ async def new_conversation(ws: str, body: NewConversation) -> tuple[dict[str, An
 
 
 @blueprint.get("/workspaces/<ws>/conversations/<conversation_id>")
+@document_response(ConversationAnswer)
 async def conversation(ws: str, conversation_id: str) -> dict[str, Any]:
     await member_of(ws)
     return conversation_view(await get_conversation(ws, conversation_id))
 
 
 @blueprint.get("/workspaces/<ws>/conversations/<conversation_id>/messages")
+@document_response(MessageList)
 @query_args(Page)
 async def messages(ws: str, conversation_id: str, query: Page) -> dict[str, Any]:
     """The latest messages, oldest first (as a thread reads)."""
@@ -81,6 +87,7 @@ async def messages(ws: str, conversation_id: str, query: Page) -> dict[str, Any]
 
 
 @blueprint.post("/workspaces/<ws>/conversations/<conversation_id>/messages")
+@document_response(PostedMessage, 201)
 @json_body(NewMessage)
 async def new_message(
     ws: str, conversation_id: str, body: NewMessage

@@ -6,9 +6,11 @@ from typing import Any
 
 from pydantic import Field
 from quart import Blueprint
+from quart_schema import document_response
 
-from hub.core.events import events_after, to_envelope
+from hub.core.events import MAX_SEQUENCE, events_after, to_envelope
 from hub.core.models import Workspace
+from hub.web.api.answers import EventPage
 from hub.web.api.base import ApiModel, query_args
 from hub.web.identity import member_of
 
@@ -16,11 +18,14 @@ blueprint = Blueprint("api_events", __name__, url_prefix="/api/v1")
 
 
 class EventsQuery(ApiModel):
-    after: int = Field(0, ge=0, description="Return events with a greater sequence.")
+    after: int = Field(
+        0, ge=0, le=MAX_SEQUENCE, description="Return events with a greater sequence."
+    )
     limit: int = Field(500, ge=1, le=1000)
 
 
 @blueprint.get("/workspaces/<ws>/events")
+@document_response(EventPage)
 @query_args(EventsQuery)
 async def events(ws: str, query: EventsQuery) -> dict[str, Any]:
     """Events after ``after``, in order. ``epoch`` names the log: if it differs from the one

@@ -6,9 +6,11 @@ from typing import Any
 
 from pydantic import Field
 from quart import Blueprint
+from quart_schema import document_response
 
 from hub.core.interactions import interaction_detail, respond_to_interaction
 from hub.protocol.interactions import MAX_COMMENT_LENGTH, OptionId
+from hub.web.api.answers import InteractionAnswer
 from hub.web.api.base import ApiModel, idempotency_key, json_body
 from hub.web.identity import member_of
 
@@ -42,6 +44,7 @@ class Answer(ApiModel):
 
 
 @blueprint.get("/workspaces/<ws>/interactions/<interaction_id>")
+@document_response(InteractionAnswer)
 async def interaction(ws: str, interaction_id: str) -> dict[str, Any]:
     """The card with its status and, once answered, the answer and who gave it, how, when."""
     await member_of(ws)
@@ -49,6 +52,7 @@ async def interaction(ws: str, interaction_id: str) -> dict[str, Any]:
 
 
 @blueprint.post("/workspaces/<ws>/interactions/<interaction_id>/respond")
+@document_response(InteractionAnswer)
 @json_body(Answer)
 async def respond(ws: str, interaction_id: str, body: Answer) -> dict[str, Any]:
     """Answer the card. 403 ``not_allowed_to_answer`` for a viewer; 409 ``already_decided``

@@ -6,8 +6,10 @@ from typing import Any
 
 from pydantic import Field
 from quart import Blueprint
+from quart_schema import document_response
 
 from hub.core.preferences import get_preferences, update_preferences
+from hub.web.api.answers import NotificationPreferences
 from hub.web.api.base import ApiModel, json_body
 from hub.web.identity import current_caller
 
@@ -31,6 +33,7 @@ class PreferenceChanges(ApiModel):
 
 
 @blueprint.get("/me/notification-preferences")
+@document_response(NotificationPreferences)
 async def preferences() -> dict[str, Any]:
     """Which surfaces get which events (``waiting`` for you, task ``failed``); the defaults
     for any cell you have not set yourself."""
@@ -39,6 +42,7 @@ async def preferences() -> dict[str, Any]:
 
 
 @blueprint.put("/me/notification-preferences")
+@document_response(NotificationPreferences)
 @json_body(PreferenceChanges)
 async def change_preferences(body: PreferenceChanges) -> dict[str, Any]:
     """Change some preferences; answers with all of them."""

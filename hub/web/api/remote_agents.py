@@ -11,9 +11,11 @@ from typing import Any
 
 from pydantic import Field
 from quart import Blueprint, current_app
+from quart_schema import document_response
 
 from hub.core.errors import NotFound
 from hub.core.remote_agents import RemoteAgentAdder, list_remote_agents, remote_agent_view
+from hub.web.api.answers import RemoteAgentAnswer, RemoteAgentList
 from hub.web.api.base import ApiModel, json_body
 from hub.web.identity import member_of
 
@@ -41,6 +43,7 @@ def _connector() -> RemoteAgentAdder:
 
 
 @blueprint.post("/workspaces/<ws>/remote-agents")
+@document_response(RemoteAgentAnswer, 201)
 @json_body(NewRemoteAgent)
 async def add(ws: str, body: NewRemoteAgent) -> tuple[dict[str, Any], int]:
     """Add a remote A2A agent by its address; the hub fetches and shows its card."""
@@ -52,6 +55,7 @@ async def add(ws: str, body: NewRemoteAgent) -> tuple[dict[str, Any], int]:
 
 
 @blueprint.get("/workspaces/<ws>/remote-agents")
+@document_response(RemoteAgentList)
 async def listing(ws: str) -> dict[str, Any]:
     """The remote agents people of this workspace added or the operator pinned: no others."""
     await member_of(ws)

@@ -6,6 +6,7 @@ from typing import Any
 
 from pydantic import Field
 from quart import Blueprint
+from quart_schema import document_response
 
 from hub.core.conversations import MAX_TITLE_LENGTH
 from hub.core.tasks import (
@@ -17,6 +18,7 @@ from hub.core.tasks import (
     task_detail,
 )
 from hub.core.views import task_view
+from hub.web.api.answers import TaskAnswer, TaskDetail, TaskList
 from hub.web.api.base import ApiModel, idempotency_key, json_body, query_args
 from hub.web.identity import member_of
 
@@ -46,6 +48,7 @@ class CancelRequest(ApiModel):
 
 
 @blueprint.get("/workspaces/<ws>/tasks")
+@document_response(TaskList)
 @query_args(TaskFilter)
 async def tasks(ws: str, query: TaskFilter) -> dict[str, Any]:
     """Tasks, newest first."""
@@ -57,6 +60,7 @@ async def tasks(ws: str, query: TaskFilter) -> dict[str, Any]:
 
 
 @blueprint.post("/workspaces/<ws>/tasks")
+@document_response(TaskAnswer, 201)
 @json_body(NewTask)
 async def new_task(ws: str, body: NewTask) -> tuple[dict[str, Any], int]:
     """Create a task; it is queued and assigned to its agent (``task.assigned``)."""
@@ -74,13 +78,16 @@ async def new_task(ws: str, body: NewTask) -> tuple[dict[str, Any], int]:
 
 
 @blueprint.get("/workspaces/<ws>/tasks/<task_id>")
+@document_response(TaskDetail)
 async def task(ws: str, task_id: str) -> dict[str, Any]:
-    """The task with ``children``, ``interactions``, ``artifacts`` and ``timeline``."""
+    """The task with ``children``, ``interactions``, ``artifacts``, ``timeline`` and ``remote``
+    (a remote A2A agent's own state of it, ``unknown`` when the hub cannot place it)."""
     await member_of(ws)
     return await task_detail(ws, task_id)
 
 
 @blueprint.post("/workspaces/<ws>/tasks/<task_id>/cancel")
+@document_response(TaskAnswer, 202)
 @json_body(CancelRequest, optional=True)
 async def cancel(ws: str, task_id: str, body: CancelRequest) -> tuple[dict[str, Any], int]:
     """Ask the agent to stop (202): the status changes only when the agent confirms."""

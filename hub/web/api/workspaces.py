@@ -5,12 +5,14 @@ from __future__ import annotations
 from typing import Any
 
 from quart import Blueprint, current_app
+from quart_schema import document_response
 
 from hub.config import Settings
 from hub.core.accounts import workspaces_of
 from hub.core.models import Membership, Role
 from hub.core.pairing import create_pairing_code
 from hub.core.views import iso
+from hub.web.api.answers import PairingCodeAnswer, WorkspaceList
 from hub.web.identity import current_caller, member_of
 
 blueprint = Blueprint("api_workspaces", __name__, url_prefix="/api/v1")
@@ -22,6 +24,7 @@ def _settings() -> Settings:
 
 
 @blueprint.get("/workspaces")
+@document_response(WorkspaceList)
 async def list_workspaces() -> dict[str, Any]:
     """The workspaces you belong to, with your role and where each one's log stands."""
     caller = await current_caller()
@@ -44,6 +47,7 @@ async def list_workspaces() -> dict[str, Any]:
 
 
 @blueprint.post("/workspaces/<ws>/pairing-codes")
+@document_response(PairingCodeAnswer, 201)
 async def new_pairing_code(ws: str) -> tuple[dict[str, Any], int]:
     """A one-time code (valid 10 minutes) and the command to run on the agent's machine."""
     caller, _ = await member_of(ws, write=True)

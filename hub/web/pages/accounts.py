@@ -6,9 +6,9 @@ from typing import Any
 
 from quart import Blueprint, redirect, render_template, request, url_for
 
-from hub.core.accounts import authenticate, create_user
-from hub.core.errors import HubError, Unauthorized
-from hub.web.api.auth import ACCOUNT_FAILURES, LOGIN_FAILURES
+from hub.core.accounts import create_user
+from hub.core.errors import HubError
+from hub.web.api.auth import check_password
 from hub.web.pages.i18n import gettext as _
 from hub.web.pages.session import current_user, login_required, login_user, logout_user, safe_next
 from hub.web.pages.workspace import home_workspace
@@ -36,23 +36,14 @@ async def login() -> Any:
         return await render_template("pages/login.html", next_url=next_url, email="")
     form = await request.form
     email = form.get("email", "")
-    source, account = request.remote_addr, email.strip().lower()
     try:
-        # The same caps as the API's login: one password, one budget of guesses.
-        LOGIN_FAILURES.check(source)
-        ACCOUNT_FAILURES.check(account)
-        try:
-            user = await authenticate(email, form.get("password", ""))
-        except Unauthorized:
-            LOGIN_FAILURES.record_failure(source)
-            ACCOUNT_FAILURES.record_failure(account)
-            raise
+        user = await check_password(email, form.get("password", ""), via="web")
     except HubError as error:
         html = await render_template(
             "pages/login.html", next_url=next_url, email=email, error=error.to_dict()
         )
         return html, error.status
-    login_user(user)
+    await login_user(user)
     return redirect(safe_next(form.get("next"), next_url))
 
 
@@ -69,13 +60,13 @@ async def signup() -> Any:
     except HubError as error:
         html = await render_template("pages/signup.html", values=values, error=error.to_dict())
         return html, error.status
-    login_user(user)
+    await login_user(user)
     return redirect(url_for("pages.agents.connect", workspace_id=workspace.id))
 
 
 @blueprint.post("/logout")
 async def logout() -> Any:
-    logout_user()
+    await logout_user()
     return redirect(url_for("pages.accounts.login"))
 
 

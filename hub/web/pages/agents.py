@@ -28,9 +28,11 @@ from hub.core.credentials import hash_pairing_code
 from hub.core.errors import HubError
 from hub.core.models import Agent, Event, PairingCode
 from hub.core.pairing import create_pairing_code
+from hub.core.remote_agents import list_remote_agents, remote_of
+from hub.web.api.remote_agents import REMOTE_AGENTS_EXTENSION
 from hub.web.pages.i18n import gettext as _
 from hub.web.pages.session import current_user, login_required
-from hub.web.pages.workspace import frame_for
+from hub.web.pages.workspace import Frame, frame_for
 
 blueprint = Blueprint("agents", __name__)
 
@@ -51,13 +53,25 @@ def agent_status(agent: Agent) -> str:
 async def index(workspace_id: str) -> Any:
     user = await current_user()
     assert user is not None
-    frame = await frame_for(user, workspace_id)
+    return await render_index(await frame_for(user, workspace_id))
+
+
+async def render_index(
+    frame: Frame, *, status: int = 200, error: dict[str, Any] | None = None, typed_url: str = ""
+) -> tuple[str, int]:
+    """The agents page; ``error`` and ``typed_url`` when adding a remote agent failed."""
     agents = await list_agents(frame.workspace.id)
-    return await render_template(
+    remotes = {a.id: r for a, r in await list_remote_agents(frame.workspace.id)}
+    html = await render_template(
         "pages/agents.html",
         **frame.context(),
-        agents=[(a, agent_status(a)) for a in agents],
+        agents=[(a, agent_status(a), remotes.get(a.id)) for a in agents],
+        remote_agents_on=REMOTE_AGENTS_EXTENSION in current_app.extensions,
+        error=error,
+        typed_url=typed_url,
+        no_refresh=error is not None,
     )
+    return html, status
 
 
 @blueprint.get("/w/<workspace_id>/agents/connect")
@@ -176,6 +190,7 @@ async def show(workspace_id: str, agent_id: str) -> Any:
         **frame.context(),
         agent=agent,
         status=agent_status(agent),
+        remote=await remote_of(agent.id),
         events=[
             {
                 "sequence": e.sequence,

@@ -26,11 +26,19 @@ CONTENT_SECURITY_POLICY = "; ".join(
 )
 
 
+# Every response of the hub carries these, whatever serves it (Quart, or an ASGI app mounted
+# beside it: see hub.web.security_headers).
+HARDENING_HEADERS = {
+    "Content-Security-Policy": CONTENT_SECURITY_POLICY,
+    "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": "same-origin",
+    "X-Frame-Options": "DENY",
+}
+
+
 def harden(response: Response) -> Response:
-    response.headers.setdefault("Content-Security-Policy", CONTENT_SECURITY_POLICY)
-    response.headers.setdefault("X-Content-Type-Options", "nosniff")
-    response.headers.setdefault("Referrer-Policy", "same-origin")
-    response.headers.setdefault("X-Frame-Options", "DENY")
+    for name, value in HARDENING_HEADERS.items():
+        response.headers.setdefault(name, value)
     if response.mimetype == "text/html":
         # Pages show private state; a shared computer's back button must not replay them.
         response.headers.setdefault("Cache-Control", "no-store")

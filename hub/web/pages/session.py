@@ -41,16 +41,16 @@ async def current_user() -> User | None:
     return user
 
 
-def login_user(user: User) -> None:
+async def login_user(user: User) -> None:
     # A fresh session on login: nothing from before (a planted CSRF token) survives it.
-    start_session(user)
+    await start_session(user, via="web")
     session[SESSION_CSRF] = secrets.token_urlsafe(32)
     g.user = user
 
 
-def logout_user() -> None:
+async def logout_user() -> None:
     language, time_zone = session.get("lang"), session.get("tz")
-    end_session()
+    await end_session(via="web")
     # Language and time zone are about the browser's reader, not the account.
     if language:
         session["lang"] = language

@@ -133,7 +133,7 @@ async def create_token(workspace_id: str) -> Any:
     assert user is not None
     await frame_for(user, workspace_id)
     name = (await request.form).get("name", "")
-    token, secret = await create_api_token(user, name)
+    token, secret = await create_api_token(user, name, address=request.remote_addr, via="web")
     return await render_settings(
         workspace_id, status=201, new_token={"name": token.name, "secret": secret}
     )
@@ -146,7 +146,7 @@ async def revoke_token(workspace_id: str, token_id: str) -> Any:
     assert user is not None
     await frame_for(user, workspace_id)
     try:
-        await revoke_api_token(user, token_id)
+        await revoke_api_token(user, token_id, address=request.remote_addr, via="web")
         await flash(_("Token revoked."))
     except HubError as error:
         await flash(f"{error.message} ({error.code})")

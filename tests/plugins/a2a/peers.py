@@ -8,6 +8,7 @@ either the SDK's v1.0 card or a hand-written v0.3 card, so the hub meets both ge
 from __future__ import annotations
 
 import asyncio
+import json
 import socket
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -137,6 +138,14 @@ class Hostile(Base):
         await updater.complete(say(updater, payload))
 
 
+def _method(body: bytes) -> str:
+    try:
+        request = json.loads(body)
+    except ValueError:
+        return ""
+    return str(request.get("method", "")) if isinstance(request, dict) else ""
+
+
 def _struct(data: dict[str, Any]) -> Any:
     from google.protobuf.struct_pb2 import Struct
 
@@ -150,6 +159,11 @@ class Remote:
     url: str
     executor: Base
     requests: list[dict[str, Any]] = field(default_factory=list)
+    # JSON-RPC calls as they arrive, and how many of each method are being answered at once
+    # at most (a stream is being answered for as long as it stays open).
+    methods: list[str] = field(default_factory=list)
+    open_calls: dict[str, int] = field(default_factory=dict)
+    peak_calls: dict[str, int] = field(default_factory=dict)
 
 
 def v1_card(url: str, *, name: str, streaming: bool, extra: dict[str, Any]) -> AgentCard:
@@ -226,10 +240,38 @@ async def serve_remote(
     app = Starlette(routes=routes)
 
     async def record(scope: Any, receive: Any, send: Any) -> None:
-        if scope["type"] == "http":
-            headers = {k.decode(): v.decode() for k, v in scope["headers"]}
-            remote.requests.append({"path": scope["path"], "headers": headers})
-        await app(scope, receive, send)
+        if scope["type"] != "http":
+            await app(scope, receive, send)
+            return
+        headers = {k.decode(): v.decode() for k, v in scope["headers"]}
+        remote.requests.append({"path": scope["path"], "headers": headers})
+        body = b""
+        while True:  # read the request to learn its method, then hand it on as it came
+            message = await receive()
+            body += message.get("body", b"")
+            if message["type"] != "http.request" or not message.get("more_body"):
+                break
+        replayed = False
+
+        async def replay() -> Any:
+            nonlocal replayed
+            if not replayed:
+                replayed = True
+                return {"type": "http.request", "body": body, "more_body": False}
+            return await receive()
+
+        method = _method(body)
+        if method:
+            remote.methods.append(method)
+            remote.open_calls[method] = remote.open_calls.get(method, 0) + 1
+            remote.peak_calls[method] = max(
+                remote.peak_calls.get(method, 0), remote.open_calls[method]
+            )
+        try:
+            await app(scope, replay, send)
+        finally:
+            if method:
+                remote.open_calls[method] -= 1
 
     server = uvicorn.Server(uvicorn.Config(record, log_level="warning", lifespan="off"))
     serving = asyncio.create_task(server.serve(sockets=[listener]))

@@ -13,6 +13,7 @@ from quart import Quart
 from quart.typing import TestClientProtocol
 
 from hub.config import load_settings
+from hub.core.events import last_sequence
 from hub.web.api.auth import ACCOUNT_FAILURES, LOGIN_FAILURES
 from hub.web.app import create_app
 
@@ -29,6 +30,9 @@ class Person:
     workspace_id: str
     token: str
     email: str
+    # Where the workspace's log stood once signed up: signing up and creating the token are
+    # the log's first entries (the audit trail records them), so a test counts from here.
+    log_start: int = 0
     extra_headers: dict[str, str] = field(default_factory=dict)
 
     @property
@@ -85,6 +89,7 @@ def sign_up(app: Quart):  # type: ignore[no-untyped-def]
         assert response.status_code == 201, await response.get_data()
         token = (await response.get_json())["token"]
         # A fresh client: the person talks to the API by token, not by the sign-up cookie.
-        return Person(app.test_client(), ids["userId"], ids["workspaceId"], token, email)
+        log_start = await last_sequence(ids["workspaceId"])
+        return Person(app.test_client(), ids["userId"], ids["workspaceId"], token, email, log_start)
 
     return sign_up

@@ -32,18 +32,19 @@ def path(person: Person, **args: object) -> str:
 
 async def test_backlog_after_a_sequence_then_live(app: Quart, sign_up) -> None:  # type: ignore[no-untyped-def]
     me: Person = await sign_up()
+    start = me.log_start
     for n in range(4):
         await note(me, n)
-    async with me.client.websocket(path(me, after=2), headers=me.headers) as socket:
+    async with me.client.websocket(path(me, after=start + 2), headers=me.headers) as socket:
         welcome = await receive(socket)
         assert welcome["type"] == "client.welcome"
         epoch = (await Workspace.get(id=me.workspace_id)).epoch
-        assert welcome["payload"] == {"epoch": epoch, "lastSequence": 4, "after": 2}
-        assert [(await receive(socket))["sequence"] for _ in range(2)] == [3, 4]
+        assert welcome["payload"] == {"epoch": epoch, "lastSequence": start + 4, "after": start + 2}
+        assert [(await receive(socket))["sequence"] for _ in range(2)] == [start + 3, start + 4]
         writers = [asyncio.create_task(note(me, n)) for n in range(10)]
         live = [await receive(socket) for _ in range(10)]
         await asyncio.gather(*writers)
-        assert [f["sequence"] for f in live] == list(range(5, 15))
+        assert [f["sequence"] for f in live] == list(range(start + 5, start + 15))
         assert all(f["type"] == "note.added" and f["workspaceId"] == me.workspace_id for f in live)
 
 
@@ -68,10 +69,10 @@ async def test_another_epoch_means_resync(app: Quart, sign_up) -> None:  # type:
         resync = await receive(socket)
         assert resync["type"] == "system.resync_required"
         assert resync["payload"]["reason"] == "epoch_changed"
-        assert resync["payload"]["lastSequence"] == 3
+        assert resync["payload"]["lastSequence"] == me.log_start + 3
         # After the resync frame the socket follows the log from its end.
         await note(me, 9)
-        assert (await receive(socket))["sequence"] == 4
+        assert (await receive(socket))["sequence"] == me.log_start + 4
     async with me.client.websocket(path(me, after=99), headers=me.headers) as socket:
         await receive(socket)
         assert (await receive(socket))["payload"]["reason"] == "ahead_of_log"
@@ -129,7 +130,7 @@ async def test_streaming_text_from_the_gateway_is_forwarded_live(app: Quart, sig
 
     me: Person = await sign_up()
     agent = await make_agent(await Workspace.get(id=me.workspace_id))
-    async with me.client.websocket(path(me), headers=me.headers) as socket:
+    async with me.client.websocket(path(me, after=me.log_start), headers=me.headers) as socket:
         await receive(socket)
         envelope = Envelope(id="evt_delta_1", type="message.delta")
         publish_delta(agent, envelope, MessageDelta(message_id="msg_1", delta="Hel"))
@@ -137,4 +138,4 @@ async def test_streaming_text_from_the_gateway_is_forwarded_live(app: Quart, sig
         delta, logged = await receive(socket), await receive(socket)
         assert delta["type"] == "message.delta" and delta["payload"]["delta"] == "Hel"
         assert delta["sequence"] == 0 and delta["actor"] == f"agent:{agent.id}"
-        assert logged["sequence"] == 1
+        assert logged["sequence"] == me.log_start + 1

@@ -5,6 +5,10 @@ token, its path filled with ids of the first workspace's objects. Nothing but an
 list of public routes may answer anything other than a refusal; no route may answer 5xx.
 A new route is covered the moment it is registered: if the test cannot fill one of its
 path parameters it fails and asks for the parameter, instead of skipping the route.
+
+ASGI apps mounted in front of Quart (MCP at ``/mcp/``) are not in the route table; they are
+found in the app's ASGI chain (each layer names its ``mount`` and passes the rest to
+``inner``) and tried the same way, with an agent credential of the right kind as well.
 """
 
 from __future__ import annotations
@@ -15,10 +19,12 @@ from typing import Any
 from quart import Quart
 
 from hub.core.accounts import create_api_token
+from hub.core.agents import revoke_agent
 from hub.core.events import append_event, utcnow
-from hub.core.ids import new_id
-from hub.core.models import User
+from hub.core.ids import MAX_ID_LENGTH, new_id
+from hub.core.models import User, Workspace
 from hub.core.policy_rules import create_rule
+from tests.core.agent_setup import paired_agent
 from tests.web.api.conftest import Person
 from tests.web.api.test_access import objects_of
 
@@ -147,3 +153,54 @@ async def test_refusals_are_json_with_a_code_and_a_hint(app: Quart, sign_up) -> 
         error = json.loads(body)["error"]
         assert error["code"] and error["hint"], (rule.rule, body)
         assert ids["task_id"] not in error["message"] or status == 404
+
+
+async def test_an_id_longer_than_any_id_reads_as_not_found_on_every_route(
+    app: Quart, sign_up
+) -> None:  # type: ignore[no-untyped-def]
+    owner: Person = await sign_up("owner")
+    ids = await world(owner)
+    impossible = "x" * (MAX_ID_LENGTH + 1)
+    for method, rule in http_rules(app):
+        for argument in rule.arguments:
+            if argument != "ws" and not argument.endswith("_id"):
+                continue
+            path = concrete(rule, {**ids, argument: impossible})
+            status, body = await call(app, method, path, owner.token)
+            assert status == 404, (method, path, status, body[:300])
+    # The client socket takes its workspace from the query: the same answer.
+    path = f"/ws/client?workspace={impossible}"
+    async with app.test_client().websocket(path, headers=owner.headers) as socket:
+        refusal = json.loads(await socket.receive())
+    assert refusal["payload"]["code"] == "workspace_not_found", refusal
+
+
+def mounted_paths(app: Quart) -> list[str]:
+    paths, layer = [], app.asgi_app
+    while hasattr(layer, "inner"):
+        if getattr(layer, "mount", None):
+            paths.append(layer.mount)
+        layer = layer.inner
+    return paths
+
+
+async def test_apps_mounted_beside_the_route_table_refuse_outsiders(app: Quart, sign_up) -> None:  # type: ignore[no-untyped-def]
+    owner: Person = await sign_up("owner")
+    mounts = mounted_paths(app)
+    assert "/mcp" in mounts  # the MCP plugin is installed in the test environment
+    agent, revoked_credential = await paired_agent(await Workspace.get(id=owner.workspace_id))
+    await revoke_agent(owner.workspace_id, agent.id, by="system")
+    refused = {
+        "nobody": None,
+        "a made-up token": "lu_agent_not_a_credential",
+        # A person's own API token is not an agent credential, even for their workspace.
+        "a person's token": owner.token,
+        "a revoked agent": revoked_credential,
+    }
+    for mount in mounts:
+        for path in (mount, mount + "/", mount + "/x"):
+            for method in ("GET", "POST", "DELETE"):
+                for who, token in refused.items():
+                    status, body = await call(app, method, path, token)
+                    assert status == 401, (method, path, who, status, body[:300])
+                    assert json.loads(body)["error"]["hint"], body

@@ -6,7 +6,7 @@ from tortoise.fields.base import OnDelete
 from tortoise import fields
 
 class Migration(migrations.Migration):
-    dependencies = [('models', '0006_approval_policies')]
+    dependencies = [('models', '0007_remote_call_lease')]
 
     initial = False
 
