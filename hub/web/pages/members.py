@@ -125,7 +125,7 @@ async def join(token: str) -> Any:
             user, _personal = await create_user(
                 values["email"], form.get("password", ""), values["display_name"] or None
             )
-            login_user(user)
+            await login_user(user)
         await invitations.accept(token, user)
     except HubError as error:
         return await _join_page(
