@@ -39,6 +39,7 @@ from typing import Any, ClassVar
 from quart import Blueprint
 
 from hub.channels.cards import Card, Notice
+from hub.channels.invitations import InvitationMail
 from hub.config import Settings
 from hub.core.outbox import DeliveryRefused
 from hub.core.preferences import EVENTS
@@ -133,3 +134,8 @@ class Channel(ABC):
     @abstractmethod
     async def notify(self, recipient: Recipient, notice: Notice) -> None:
         """Tell the person about a task event (e.g. the task failed)."""
+
+    async def send_invitation(self, invitation: InvitationMail) -> None:
+        """Send an invitation to join a workspace to its address; only a surface that
+        reaches people without an account (email) can."""
+        raise DeliveryRefused(f"the {self.name} channel cannot send invitations")

@@ -23,6 +23,7 @@ from hub.channels.links import CardLink, LinkError, address_digest
 from hub.channels.wording import (
     agent_text,
     already_decided_text,
+    not_allowed_to_answer_text,
     outcome_text,
     policy_lines,
     risk_text,
@@ -32,13 +33,20 @@ from hub.channels.wording import (
 from hub.core.errors import AlreadyDecided, Conflict, Forbidden, Gone, InvalidInput, NotFound
 from hub.core.models import Membership, User
 from hub.core.notification_models import UsedLink
+from hub.core.permissions import NotAllowedToAnswer, may_answer
 from hub.i18n import gettext as _
 from hub.i18n import language_in_effect, language_tag, speaking
 from hub.protocol.interactions import declines
 
 blueprint = Blueprint("card_links", __name__, template_folder="templates")
 
-_STATUS = {"link_invalid": 400, "link_expired": 410, "link_used": 410, "link_not_yours": 403}
+_STATUS = {
+    "link_invalid": 400,
+    "link_expired": 410,
+    "link_used": 410,
+    "link_not_yours": 403,
+    "not_allowed_to_answer": 403,
+}
 
 
 class _Refused(Exception):
@@ -59,6 +67,7 @@ def _reason_text(reason: str) -> str:
         "link_expired": _("This link has expired. Open the card from the hub instead."),
         "link_used": _("This link was used already."),
         "link_not_yours": _("This link was sent to someone else, so it cannot answer for you."),
+        "not_allowed_to_answer": not_allowed_to_answer_text(),
     }
     return reasons[reason]
 
@@ -127,6 +136,8 @@ async def show(token: str) -> tuple[str, int]:
         if not card.is_pending:
             page = await render_template("channels/link_card.html", **_context(card, language))
             return page, 200
+        if not await may_answer(link.workspace_id, recipient.user_id):
+            return await _problem(_Refused("not_allowed_to_answer", language, card))
         voted = voted_text(card, recipient.user_id)
         if voted:  # a quorum voter is told their vote stands, not asked again
             values = _context(card, language, outcome=voted)
@@ -165,6 +176,8 @@ async def _decide(link: CardLink, recipient: Recipient, card: Card) -> tuple[str
         return await _problem(_Refused("link_used", language, card))
     if not card.is_pending:
         return await _already(card, language)
+    if not await may_answer(link.workspace_id, recipient.user_id):
+        return await _problem(_Refused("not_allowed_to_answer", language, card))
     form = await request.form
     response = _response(card, link, form)
     try:
@@ -186,6 +199,9 @@ async def _decide(link: CardLink, recipient: Recipient, card: Card) -> tuple[str
     except AlreadyDecided:
         fresh = await load_card(card.workspace_id, card.id)
         return await _already(fresh or card, language)
+    except NotAllowedToAnswer:  # made a viewer between the check above and the answer
+        await UsedLink.filter(nonce=link.nonce).delete()
+        return await _problem(_Refused("not_allowed_to_answer", language, card))
     except Conflict as error:
         await UsedLink.filter(nonce=link.nonce).delete()
         if error.code == "action_changed":  # the message showed another action

@@ -26,6 +26,7 @@ from quart import Quart
 
 from hub.channels.base import Channel, ChannelContext, DeliveryRefused, Recipient
 from hub.channels.cards import Card, build_card, load_card, load_notice
+from hub.channels.invitations import load_invitation_mail
 from hub.channels.links import LinkSigner
 from hub.channels.registry import available_channels
 from hub.config import Settings
@@ -38,6 +39,7 @@ from hub.core.models import User
 from hub.core.notification_models import ChannelAccount, Notification, NotificationKind
 from hub.core.notifications import may_enqueue
 from hub.core.outbox import OutboxWorker, Outcome, RetryPolicy
+from hub.core.permissions import may_answer
 from hub.core.preferences import Surface, declare_surface, settings_for, withdraw_surface
 from hub.core.views import iso
 
@@ -142,6 +144,16 @@ class ChannelRuntime:
         channel = self.channels.get(row.surface)
         if channel is None:
             raise DeliveryRefused(f"the {row.surface} channel is not configured")
+        if row.kind == NotificationKind.INVITED:
+            invitation = await load_invitation_mail(
+                row.invitation_id or "",
+                secret_key=self.settings.secret_key,
+                public_url=self.settings.resolved_public_url,
+            )
+            if invitation is None:  # accepted, revoked or expired before it went out
+                return Outcome.SKIPPED
+            await channel.send_invitation(invitation)
+            return Outcome.SENT
         user = await User.filter(id=row.user_id).first()
         if user is None:
             return Outcome.SKIPPED
@@ -159,6 +171,8 @@ class ChannelRuntime:
             return Outcome.SKIPPED
         if row.kind in (NotificationKind.WAITING, NotificationKind.REMINDER):
             if not card.is_pending:  # decided before it went out: nothing to ask any more
+                return Outcome.SKIPPED
+            if not await may_answer(row.workspace_id, user.id):  # made a viewer, or left
                 return Outcome.SKIPPED
             if row.kind == NotificationKind.REMINDER:
                 await channel.remind_card(recipient, card)

@@ -192,3 +192,12 @@ __all__ = [
     "when",
     "who_text",
 ]
+
+
+def not_allowed_to_answer_text() -> str:
+    """Why a link or a button sent earlier no longer answers: its person is now a viewer
+    (or no longer a member)."""
+    return _(
+        "You can read this card but not answer it: viewers of a workspace do not decide. "
+        "Ask an owner of the workspace to make you a member."
+    )

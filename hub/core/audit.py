@@ -1,5 +1,6 @@
 """The audit trail: who decided, paired, confirmed, revoked or cancelled what, who signed
-in or out (or failed to) and created or revoked a token, and when.
+in or out (or failed to) and created or revoked a token, who joined which workspace with
+which role, and when.
 
 It is a view of the event log, not a second store: the log already holds each of these
 facts once, with its actor, the hub's time and its sequence, and is never rewritten — so
@@ -27,6 +28,11 @@ AUDITED_TYPES = (
     "agent.revoked",
     "task.cancel_requested",
     *ACCOUNT_EVENT_TYPES,
+    "member.invited",
+    "member.joined",
+    "member.role_changed",
+    "member.removed",
+    "member.invitation_revoked",
 )
 _SUBJECT_KEYS = (
     "interactionId",
@@ -38,6 +44,12 @@ _SUBJECT_KEYS = (
     "to",  # a policy's reminder: who was reminded
     "escalateTo",
     "batchId",
+    "invitationId",
+    "userId",
+    "role",
+    "previousRole",
+    "email",
+    "sentBy",
 )
 _ACCOUNT_KEYS = ("userId", "outcome", "address", "tokenId")
 

@@ -24,6 +24,7 @@ PREFIXES = {
     "notification": "ntf",
     "channel_account": "chac",
     "channel_link_token": "clt",
+    "invitation": "inv",
     "batch": "bat",
     "policy_rule": "pol",
 }

@@ -84,11 +84,12 @@ async def respond_to_interaction(
 
     On a card whose approval policy is a quorum the answer is a vote (``interaction.voted``)
     and the card resolves once the votes decide; ``Conflict`` (``already_voted``) tells a
-    voter who voted before. Raises ``Forbidden`` when the responder may not answer
-    (``hub.core.permissions``), ``InvalidInput`` (code ``invalid_response``) when the
-    answer does not fit the card, ``AlreadyDecided`` (409) when someone answered first —
-    its details say who (``respondedBy``, ``respondedByName``), how (``via``) and when
-    (``respondedAt``) — and ``Gone`` when the card expired or was cancelled with its task.
+    voter who voted before. Raises ``Forbidden`` (``not_allowed_to_answer`` for a viewer
+    or a stranger) when the responder may not answer (``hub.core.permissions``),
+    ``InvalidInput`` (code ``invalid_response``) when the answer does not fit the card,
+    ``AlreadyDecided`` (409) when someone answered first — its details say who
+    (``respondedBy``, ``respondedByName``), how (``via``) and when (``respondedAt``) — and
+    ``Gone`` when the card expired or was cancelled with its task.
     """
     if not _VIA.match(via):
         raise InvalidInput(f"{via!r} is not a surface name.", code="invalid_via")

@@ -84,6 +84,36 @@ class Membership(Model):
         unique_together = (("workspace", "user"),)
 
 
+class Invitation(Model):
+    """An owner's offer to join a workspace with a role: one use, until ``expires_at``.
+
+    The token is derived from the hub's secret and the invitation's id (see
+    ``hub.core.invitations``) and stored only as a hash, so the table alone lets no one in.
+    ``email`` is set when the invitation was mailed: only that address may accept it.
+    """
+
+    id = fields.CharField(max_length=40, primary_key=True)
+    workspace: fields.ForeignKeyRelation[Workspace] = fields.ForeignKeyField(
+        "models.Workspace", related_name="invitations", on_delete=fields.CASCADE
+    )
+    workspace_id: str
+    role = fields.CharEnumField(Role, max_length=20, default=Role.MEMBER)
+    email = fields.CharField(max_length=320, null=True)
+    invited_by: fields.ForeignKeyNullableRelation[User] = fields.ForeignKeyField(
+        "models.User", related_name="invitations_sent", null=True, on_delete=fields.SET_NULL
+    )
+    invited_by_id: str | None
+    token_hash = fields.CharField(max_length=64, unique=True)
+    expires_at = fields.DatetimeField()
+    accepted_at = fields.DatetimeField(null=True)
+    accepted_by_id = fields.CharField(max_length=40, null=True)
+    revoked_at = fields.DatetimeField(null=True)
+    created_at = fields.DatetimeField(auto_now_add=True)
+
+    class Meta:
+        table = "invitation"
+
+
 class ApiToken(Model):
     id = fields.CharField(max_length=40, primary_key=True)
     user: fields.ForeignKeyRelation[User] = fields.ForeignKeyField(

@@ -31,6 +31,7 @@ class NotificationKind(StrEnum):
     WAITING = "waiting"  # a card waits for you
     FAILED = "failed"  # a task failed
     DECIDED = "decided"  # a card you were sent was decided (or expired): update your copy
+    INVITED = "invited"  # an invitation to join a workspace, mailed to its address
     REMINDER = "reminder"  # a card still waits for you: sent where it has not been yet
     UPDATED = "updated"  # a card you were sent got a vote: update your copy's count
 
@@ -65,12 +66,14 @@ class Notification(Model):
         "models.Workspace", related_name="notifications", on_delete=fields.CASCADE
     )
     workspace_id: str
-    user: fields.ForeignKeyRelation[Any] = fields.ForeignKeyField(
-        "models.User", related_name="notifications", on_delete=fields.CASCADE
+    # None only for an invitation: its address may have no account yet.
+    user: fields.ForeignKeyNullableRelation[Any] = fields.ForeignKeyField(
+        "models.User", related_name="notifications", null=True, on_delete=fields.CASCADE
     )
-    user_id: str
+    user_id: str | None
     surface = fields.CharField(max_length=40)
     kind = fields.CharEnumField(NotificationKind, max_length=20)
+    invitation_id = fields.CharField(max_length=40, null=True)
     interaction_id = fields.CharField(max_length=40, null=True)
     task_id = fields.CharField(max_length=40, null=True)
     event_sequence = fields.BigIntField()

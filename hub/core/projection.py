@@ -18,7 +18,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from hub.core import agent_lifecycle, notifications, policies, votes
+from hub.core import agent_lifecycle, member_changes, notifications, policies, votes
 from hub.core.errors import (
     AlreadyDecided,
     Conflict,
@@ -70,6 +70,7 @@ async def apply(event: Event, connection: Connection, *, replaying: bool = False
     if not replaying:
         # Agent rows are entities, not projections: changed with their event, never rebuilt.
         await agent_lifecycle.apply(event, connection)
+        await member_changes.apply(event, connection)
         # Notifications commit with their cause, so none is lost or sent for nothing.
         await notifications.enqueue_for(event, connection)
 

@@ -182,7 +182,8 @@ async def handle_frame(raw: str | bytes, caller: Caller, membership: Membership)
             body = kind.model.model_validate(envelope.payload)
         except ValidationError as error:
             raise InvalidInput(_problem(error, "payload"), code="invalid_payload") from None
-        if membership.role == Role.VIEWER:
+        # Answers are refused by the core (``not_allowed_to_answer``), as on every surface.
+        if membership.role == Role.VIEWER and envelope.type != "interaction.respond":
             raise Forbidden("Viewers of a workspace can look but not act.", code="read_only_member")
         command = Command(caller, membership, envelope)
         logged_before = await _logged_sequence(command, kind.purpose(body))

@@ -6,10 +6,24 @@ from typing import Any
 
 from hub.core.events import append_event
 from hub.core.ids import new_id
-from hub.core.models import Agent, AgentStatus, Workspace
+from hub.core.models import Agent, AgentStatus, Membership, Role, User, Workspace
 from tests.core.scenario import make_agent
 
-__all__ = ["agent_asks", "agent_reports", "make_agent", "revoked_agent"]
+__all__ = ["agent_asks", "agent_reports", "join", "make_agent", "revoked_agent"]
+
+
+async def join(workspace_id: str, actor: str, role: Role = Role.MEMBER) -> None:
+    """Make ``actor`` ("user:<id>") a member of the workspace (only members answer cards);
+    nothing changes if they are one already."""
+    user_id = actor.partition(":")[2]
+    user, _ = await User.get_or_create(
+        id=user_id, defaults={"email": f"{user_id}@example.com", "display_name": user_id}
+    )
+    await Membership.get_or_create(
+        workspace_id=workspace_id,
+        user=user,
+        defaults={"id": new_id("membership"), "role": role},
+    )
 
 
 async def revoked_agent(workspace: Workspace) -> Agent:

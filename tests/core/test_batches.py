@@ -11,13 +11,14 @@ from hub.core.events import events_after, last_sequence
 from hub.core.interactions import respond_to_interaction
 from hub.core.models import Interaction, InteractionStatus, Task, Workspace
 from hub.core.tasks import create_task
-from tests.core.people import agent_asks, agent_reports, make_agent
+from tests.core.people import agent_asks, agent_reports, join, make_agent
 
 ME = "user:usr_me"
 
 
 async def three_cards(workspace: Workspace) -> tuple[str, list[str], str]:
-    """A task whose agent waits on three approvals; (task id, card ids, agent id)."""
+    """A task whose agent waits on three approvals for ME; (task id, card ids, agent id)."""
+    await join(workspace.id, ME)
     agent = await make_agent(workspace)
     task = await create_task(workspace.id, "deploy", by=ME, target_agent_id=agent.id)
     await agent_reports(agent, "task.accepted", {"taskId": task.id})

@@ -9,7 +9,7 @@ from hub.core.inbox import inbox
 from hub.core.interactions import respond_to_interaction
 from hub.core.models import AgentStatus, Workspace
 from hub.core.tasks import create_task
-from tests.core.people import agent_asks, agent_reports, make_agent
+from tests.core.people import agent_asks, agent_reports, join, make_agent
 
 ME = "user:usr_me"
 
@@ -23,6 +23,7 @@ async def test_an_empty_inbox(workspace: Workspace) -> None:
 async def test_each_section_holds_what_it_should(make_user) -> None:  # type: ignore[no-untyped-def]
     _, workspace = await make_user()
     _, elsewhere = await make_user()
+    await join(workspace.id, ME)
     agent, flaky = await make_agent(workspace, "builder"), await make_agent(workspace, "flaky")
 
     async def running(title: str, by_agent=agent) -> str:  # type: ignore[no-untyped-def]

@@ -18,13 +18,14 @@ from hub.core.interactions import (
 )
 from hub.core.models import Workspace
 from hub.core.tasks import create_task
-from tests.core.people import agent_asks, agent_reports, make_agent
+from tests.core.people import agent_asks, agent_reports, join, make_agent
 
 ME = "user:usr_me"
 
 
 async def asked(workspace: Workspace, **card: object) -> tuple[str, str]:
-    """A running task whose agent asks a card; returns (interaction id, agent id)."""
+    """A running task whose agent asks ME a card; returns (interaction id, agent id)."""
+    await join(workspace.id, ME)
     agent = await make_agent(workspace)
     task = await create_task(workspace.id, "deploy", by=ME, target_agent_id=agent.id)
     await agent_reports(agent, "task.accepted", {"taskId": task.id})
@@ -73,6 +74,8 @@ async def test_a_second_answer_says_who_how_and_when(make_user) -> None:  # type
 
 async def test_concurrent_answers_exactly_one_wins(workspace: Workspace) -> None:
     interaction_id, _ = await asked(workspace)
+    for n in range(10):
+        await join(workspace.id, f"user:usr_{n}")
     outcomes = await asyncio.gather(
         *(
             respond_to_interaction(

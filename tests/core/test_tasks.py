@@ -17,7 +17,7 @@ from hub.core.tasks import (
     statuses_for,
     task_detail,
 )
-from tests.core.people import agent_asks, agent_reports, make_agent, revoked_agent
+from tests.core.people import agent_asks, agent_reports, join, make_agent, revoked_agent
 from tests.core.scenario import run_scenario
 
 ME = "user:usr_me"
@@ -162,6 +162,7 @@ async def test_another_workspace_task_is_not_found(make_user) -> None:  # type: 
 
 
 async def test_answering_moves_a_waiting_task_back_to_running(workspace: Workspace) -> None:
+    await join(workspace.id, ME)
     agent = await make_agent(workspace)
     task = await create_task(workspace.id, "migrate", by=ME, target_agent_id=agent.id)
     await agent_reports(agent, "task.accepted", {"taskId": task.id})

@@ -18,8 +18,9 @@ from quart import Blueprint, abort
 
 from hub.channels.base import Capabilities, Channel, ChannelContext, Recipient
 from hub.channels.cards import Card, Notice
-from hub.channels.email.render import card_message, notice_message
+from hub.channels.email.render import card_message, invitation_message, notice_message
 from hub.channels.email.transport import FileTransport, SmtpTransport, Transport
+from hub.channels.invitations import InvitationMail
 from hub.core.preferences import EVENTS
 
 # Long reviews are read on the link page, where the whole content is shown.
@@ -65,6 +66,9 @@ class EmailChannel(Channel):
         await self.transport.send(
             notice_message(notice, recipient, self.context.settings.email_from, task_url)
         )
+
+    async def send_invitation(self, invitation: InvitationMail) -> None:
+        await self.transport.send(invitation_message(invitation, self.context.settings.email_from))
 
     def blueprint(self) -> Blueprint | None:
         if self.files is None:

@@ -17,6 +17,7 @@ from jinja2 import Environment, PackageLoader, select_autoescape
 
 from hub.channels.base import Capabilities, ChannelContext, Recipient
 from hub.channels.cards import Card, Notice
+from hub.channels.invitations import InvitationMail
 from hub.channels.wording import agent_text, outcome_text, policy_lines, risk_text, when
 from hub.i18n import gettext as _
 from hub.i18n import install_gettext, speaking
@@ -115,13 +116,52 @@ def notice_message(
         )
 
 
+def role_text(role: str) -> str:
+    names = {
+        "owner": _("an owner"),
+        "member": _("a member"),
+        "viewer": _("a viewer (can read, not answer)"),
+    }
+    return names[role]
+
+
+def invitation_message(invitation: InvitationMail, sender: str) -> EmailMessage:
+    # No account may exist yet: the address is all there is to go on.
+    recipient = Recipient(
+        user_id="", email=invitation.email, display_name="", language=invitation.language
+    )
+    with speaking(invitation.language):
+        values = {
+            "invitation": invitation,
+            "lang": invitation.language,
+            "role": role_text(invitation.role),
+            "expires": when(invitation.expires_at),
+        }
+        return _message(
+            _(
+                "%(inviter)s invited you to %(workspace)s on LineUp Hub",
+                inviter=invitation.inviter_name,
+                workspace=invitation.workspace_name,
+            ),
+            sender,
+            recipient,
+            _ENV.get_template("email/invitation.txt").render(values),
+            _ENV.get_template("email/invitation.html").render(values),
+            f"invitation.{invitation.invitation_id}",
+        )
+
+
 def _message(
     subject: str, sender: str, recipient: Recipient, plain: str, html: str, key: str
 ) -> EmailMessage:
     message = EmailMessage()
     message["Subject"] = subject
     message["From"] = sender
-    message["To"] = formataddr((recipient.display_name, recipient.email))
+    message["To"] = (
+        formataddr((recipient.display_name, recipient.email))
+        if recipient.display_name
+        else recipient.email
+    )
     domain = sender.rpartition("@")[2] or "lineup.local"
     # Fixed by what the mail is about, so a resend after a crash is the same message.
     message["Message-ID"] = f"<{key}@{domain}>"

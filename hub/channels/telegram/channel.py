@@ -27,13 +27,19 @@ from hub.channels.cards import Card, Notice, load_card
 from hub.channels.registry import MissingExtra
 from hub.channels.telegram import batches
 from hub.channels.telegram.linking import link_sender
-from hub.channels.wording import already_decided_text, outcome_text, voted_text
+from hub.channels.wording import (
+    already_decided_text,
+    not_allowed_to_answer_text,
+    outcome_text,
+    voted_text,
+)
 from hub.config import Settings
 from hub.core.channel_accounts import account_for_identity
 from hub.core.errors import AlreadyDecided, Conflict, Gone, HubError, InvalidInput
 from hub.core.errors import Forbidden as NotAllowed  # telegram has a Forbidden of its own
 from hub.core.events import utcnow
 from hub.core.notification_models import DeliveredCard
+from hub.core.permissions import NotAllowedToAnswer, may_answer
 from hub.i18n import gettext as _
 from hub.i18n import speaking
 
@@ -339,6 +345,9 @@ class TelegramChannel(Channel):
             await self._show_outcome(row, card)
             option = card.option(str(vote.get("optionId")))
             return _("You already voted: %(label)s.", label=option.label if option else ""), True
+        if not await may_answer(row.workspace_id, row.user_id):
+            # Sent while they could answer; since made a viewer, or removed.
+            return not_allowed_to_answer_text(), True
         index = int(argument) if argument.isdigit() else -1
         if action in ("o", "c", "t") and not 0 <= index < len(card.options):
             return _("This card is no longer here."), True
@@ -407,6 +416,8 @@ class TelegramChannel(Channel):
             fresh = await load_card(card.workspace_id, card.id) or card
             await self._show_outcome(row, fresh)
             return already_decided_text(fresh), True
+        except NotAllowedToAnswer:
+            return not_allowed_to_answer_text(), True
         except (InvalidInput, NotAllowed) as error:
             return error.message, True
         except Conflict as error:
@@ -491,6 +502,9 @@ class TelegramChannel(Channel):
             fresh = await load_card(card.workspace_id, card.id) or card
             await self._show_outcome(row, fresh)
             await message.reply_text(already_decided_text(fresh))
+            return
+        except NotAllowedToAnswer:
+            await message.reply_text(not_allowed_to_answer_text())
             return
         except Conflict as error:  # action_changed: this message showed another action
             await message.reply_text(error.message)

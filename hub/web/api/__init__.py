@@ -22,6 +22,7 @@ from hub.web.api import (
     events,
     inbox,
     interactions,
+    members,
     notification_preferences,
     policy_rules,
     remote_agents,
@@ -45,6 +46,7 @@ BLUEPRINTS = (
     remote_agents.blueprint,
     policy_rules.blueprint,
     audit.blueprint,
+    members.blueprint,
 )
 
 

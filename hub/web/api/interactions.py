@@ -55,9 +55,10 @@ async def interaction(ws: str, interaction_id: str) -> dict[str, Any]:
 @document_response(InteractionAnswer)
 @json_body(Answer)
 async def respond(ws: str, interaction_id: str, body: Answer) -> dict[str, Any]:
-    """Answer the card. 409 ``already_decided`` if someone answered first (the error's
-    details say who, via what and when); 410 if it expired."""
-    caller, _ = await member_of(ws, write=True)
+    """Answer the card. 403 ``not_allowed_to_answer`` for a viewer; 409 ``already_decided``
+    if someone answered first (the error's details say who, via what and when); 410 if it
+    expired."""
+    caller, _ = await member_of(ws)  # who may answer is the core's to decide
     await respond_to_interaction(
         ws,
         interaction_id,

@@ -19,6 +19,7 @@ from hub.web.pages import (
     i18n,
     inbox,
     interactions,
+    members,
     policy_rules,
     remote_agents,
     security,
@@ -38,6 +39,7 @@ for area in (
     agents,
     remote_agents,
     settings,
+    members,
     policy_rules,
 ):
     pages.register_blueprint(area.blueprint)

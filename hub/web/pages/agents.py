@@ -103,7 +103,7 @@ async def connect(workspace_id: str) -> Any:
 async def create_code(workspace_id: str) -> Any:
     user = await current_user()
     assert user is not None
-    frame = await frame_for(user, workspace_id)
+    frame = await frame_for(user, workspace_id, acting=True)
     settings = current_app.config["LINEUP"]
     code, expires_at = await create_pairing_code(
         frame.workspace.id,
@@ -138,7 +138,7 @@ async def _pending_pairing(workspace_id: str) -> dict[str, Any] | None:
 async def confirm(workspace_id: str, agent_id: str) -> Any:
     user = await current_user()
     assert user is not None
-    frame = await frame_for(user, workspace_id)
+    frame = await frame_for(user, workspace_id, acting=True)
     form = await request.form
     try:
         agent = await confirm_agent(
@@ -159,7 +159,7 @@ async def confirm(workspace_id: str, agent_id: str) -> Any:
 async def revoke(workspace_id: str, agent_id: str) -> Any:
     user = await current_user()
     assert user is not None
-    frame = await frame_for(user, workspace_id)
+    frame = await frame_for(user, workspace_id, acting=True)
     agent = await revoke_agent(frame.workspace.id, agent_id, by=f"user:{user.id}")
     await flash(_("%(name)s was revoked; its credential no longer works.", name=agent.name))
     return redirect(url_for("pages.agents.index", workspace_id=frame.workspace.id))

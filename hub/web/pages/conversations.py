@@ -45,7 +45,7 @@ async def index(workspace_id: str) -> Any:
 async def create(workspace_id: str) -> Any:
     user = await current_user()
     assert user is not None
-    frame = await frame_for(user, workspace_id)
+    frame = await frame_for(user, workspace_id, acting=True)
     form = await request.form
     try:
         conversation = await create_conversation(
@@ -97,7 +97,7 @@ async def show(workspace_id: str, conversation_id: str) -> Any:
 async def send(workspace_id: str, conversation_id: str) -> Any:
     user = await current_user()
     assert user is not None
-    frame = await frame_for(user, workspace_id)
+    frame = await frame_for(user, workspace_id, acting=True)
     form = await request.form
     track = form.get("track") == "on"
     try:

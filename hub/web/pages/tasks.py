@@ -106,7 +106,7 @@ async def show(workspace_id: str, task_id: str) -> Any:
 async def cancel(workspace_id: str, task_id: str) -> Any:
     user = await current_user()
     assert user is not None
-    frame = await frame_for(user, workspace_id)
+    frame = await frame_for(user, workspace_id, acting=True)
     form = await request.form
     try:
         await request_cancel(

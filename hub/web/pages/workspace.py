@@ -13,9 +13,11 @@ from typing import Any
 
 from hub.core.accounts import require_membership, workspaces_of
 from hub.core.agents import list_agents, public_status
+from hub.core.errors import Forbidden
 from hub.core.events import last_sequence
 from hub.core.inbox import inbox
-from hub.core.models import User, Workspace
+from hub.core.models import Role, User, Workspace
+from hub.core.permissions import ANSWERING_ROLES
 from hub.core.preferences import EVENTS, wants
 
 
@@ -27,10 +29,19 @@ class Frame:
     agents_total: int
     sequence: int
     notify: list[str]
+    role: Role
+
+    @property
+    def may_answer(self) -> bool:
+        """Owners and members answer and act; viewers only look (the server refuses them
+        too: this only spares them buttons that would not work)."""
+        return self.role in ANSWERING_ROLES
 
     def context(self) -> dict[str, Any]:
         return {
             "workspace": self.workspace,
+            "role": self.role.value,
+            "may_answer": self.may_answer,
             "counts": self.counts,
             "agents_online": self.agents_online,
             "agents_total": self.agents_total,
@@ -50,9 +61,21 @@ async def home_workspace(user: User) -> Workspace | None:
 
 
 async def frame_for(
-    user: User, workspace_id: str, *, inbox_view: dict[str, Any] | None = None
+    user: User,
+    workspace_id: str,
+    *,
+    inbox_view: dict[str, Any] | None = None,
+    acting: bool = False,
 ) -> Frame:
-    workspace = await workspace_of(user, workspace_id)
+    """The page's frame; ``acting``: the page changes something, which viewers may not."""
+    membership = await require_membership(user, workspace_id)
+    if acting and membership.role not in ANSWERING_ROLES:
+        raise Forbidden(
+            "Viewers of a workspace can look but not act.",
+            code="read_only_member",
+            hint="Ask an owner of the workspace to make you a member.",
+        )
+    workspace = await Workspace.get(id=membership.workspace_id)
     # The sequence first: live updates start after it, so nothing between is missed.
     sequence = await last_sequence(workspace.id)
     counts = (inbox_view or await inbox(workspace.id, limit=1))["counts"]
@@ -65,4 +88,5 @@ async def frame_for(
         agents_total=len(agents),
         sequence=sequence,
         notify=[event for event in EVENTS if await wants(user.id, "web", event)],
+        role=Role(membership.role),
     )

@@ -8,7 +8,8 @@ from quart import Quart
 from hub.core.conversations import create_conversation
 from hub.core.events import append_event, last_sequence
 from hub.core.ids import new_id
-from hub.core.models import Workspace
+from hub.core.invitations import invite
+from hub.core.models import Membership, Role, User, Workspace
 from hub.core.tasks import create_task
 from tests.core.scenario import make_agent
 from tests.web.api.conftest import Person
@@ -34,7 +35,22 @@ WORKSPACE_ROUTES: list[tuple[str, str, dict[str, object] | None]] = [
     ("GET", "/interactions/{interaction}", None),
     ("POST", "/interactions/{interaction}/respond", {"optionId": "approve"}),
     ("GET", "/events", None),
+    ("GET", "/members", None),
+    ("POST", "/members/{member}/role", {"role": "member"}),
+    ("POST", "/members/{member}/remove", None),
+    ("GET", "/invitations", None),
+    ("POST", "/invitations", {"role": "member"}),
+    ("POST", "/invitations/{invitation}/revoke", None),
 ]
+# What a viewer meets: answers are refused by who may answer, members are the owners' to
+# manage, and everything else that changes something is refused to viewers outright.
+VIEWER_REFUSALS = {
+    "/interactions/{interaction}/respond": "not_allowed_to_answer",
+    "/members/{member}/role": "owners_only",
+    "/members/{member}/remove": "owners_only",
+    "/invitations": "owners_only",
+    "/invitations/{invitation}/revoke": "owners_only",
+}
 OBJECT_ROUTES = [r for r in WORKSPACE_ROUTES if "{" in r[1]]
 ACCOUNT_ROUTES = [
     ("GET", "/api/v1/me"),
@@ -60,11 +76,18 @@ async def objects_of(workspace_id: str) -> dict[str, str]:
         actor=by_agent,
         task_id=task.id,
     )
+    owner = await Membership.filter(workspace_id=workspace_id, role=Role.OWNER).first()
+    assert owner is not None
+    invitation, _ = await invite(
+        workspace_id, Role.MEMBER, by=await User.get(id=owner.user_id), secret_key="test"
+    )
     return {
         "agent": agent.id,
         "conversation": conversation.id,
         "task": task.id,
         "interaction": interaction,
+        "member": owner.user_id,
+        "invitation": invitation.id,
     }
 
 
@@ -153,7 +176,6 @@ async def test_another_workspaces_ids_are_not_found_in_mine(
 
 async def test_a_viewer_may_look_but_not_act(app: Quart, sign_up) -> None:  # type: ignore[no-untyped-def]
     from hub.core.ids import new_id as make_id
-    from hub.core.models import Membership, Role
 
     owner: Person = await sign_up("owner")
     viewer: Person = await sign_up("viewer")
@@ -173,9 +195,10 @@ async def test_a_viewer_may_look_but_not_act(app: Quart, sign_up) -> None:  # ty
             filled(body, ids),
             viewer.headers,  # type: ignore[arg-type]
         )
-        if method == "GET":
+        refusal = VIEWER_REFUSALS.get(path, "read_only_member")
+        if method == "GET" and path not in VIEWER_REFUSALS:
             assert response.status_code == 200, path
         else:
             assert response.status_code == 403, path
-            assert (await response.get_json())["error"]["code"] == "read_only_member"
+            assert (await response.get_json())["error"]["code"] == refusal, path
     assert await last_sequence(owner.workspace_id) == before

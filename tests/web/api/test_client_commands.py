@@ -162,7 +162,18 @@ async def test_a_viewer_cannot_act_over_the_socket(app: Quart, sign_up) -> None:
         user_id=viewer.user_id,
         role=Role.VIEWER,
     )
+    interaction = new_id("interaction")
+    await append_event(
+        owner.workspace_id,
+        "interaction.requested",
+        {"interaction": {"id": interaction, "type": "approval", "title": "ok?"}},
+        actor=f"agent:{agent.id}",
+    )
+    before = await last_sequence(owner.workspace_id)
     async with viewer.client.websocket(path(owner), headers=viewer.headers) as socket:
         await send(socket, "task.create", {"title": "t", "targetAgentId": agent.id})
         assert (await until(socket, "error"))["payload"]["code"] == "read_only_member"
-    assert await last_sequence(owner.workspace_id) == owner.log_start
+        answer = {"interactionId": interaction, "response": {"optionId": "approve"}}
+        await send(socket, "interaction.respond", answer)
+        assert (await until(socket, "error"))["payload"]["code"] == "not_allowed_to_answer"
+    assert await last_sequence(owner.workspace_id) == before

@@ -45,6 +45,7 @@ PUBLIC = {
     "/static/<path:filename>",
     "/lap/v0.1",
     "/a/<token>",
+    "/join/<token>",  # an invitation link: the token is the credential (tests/core/test_members.py)
 }
 # Routes about the caller rather than a workspace: another person reaches their own data.
 CALLER_SCOPED = {
@@ -56,6 +57,7 @@ CALLER_SCOPED = {
     "/api/v1/me/notification-preferences",
     "/dev/outbox",  # the caller's own mails (see tests/channels/test_email.py)
     "/logout",
+    "/api/v1/invitations/accept",  # the caller joins whatever the token in the body invites to
 }
 REFUSED = {401, 403, 404, 405, 302, 303}
 
@@ -88,6 +90,8 @@ async def world(owner: Person) -> dict[str, str]:
         "interaction_id": ids["interaction"],
         "artifact_id": artifact,
         "token_id": token.id,
+        "user_id": owner.user_id,
+        "invitation_id": ids["invitation"],
         "rule_id": rule.id,
         "name": "mail.eml",
     }
