@@ -21,10 +21,10 @@ import secrets
 from typing import Any
 
 from telegram import InlineKeyboardButton, InlineKeyboardMarkup
-from telegram.error import BadRequest
 
 from hub.channels.base import ChannelContext, Recipient
 from hub.channels.cards import Card, load_card
+from hub.channels.telegram.edits import edit_message
 from hub.channels.wording import outcome_text, risk_text
 from hub.core.accounts import require_membership
 from hub.core.batches import (
@@ -140,18 +140,7 @@ class BatchMessages:
         if not row.external_id:
             return
         body, markup = await self._render(row)
-        try:
-            await self.bot.edit_message_text(
-                text=body,
-                chat_id=int(row.address),
-                message_id=int(row.external_id),
-                parse_mode="HTML",
-                reply_markup=markup,
-                disable_web_page_preview=True,
-            )
-        except BadRequest as error:
-            if "not modified" not in str(error).lower():
-                raise
+        await edit_message(self.bot, row.address, row.external_id, body, markup)
 
     async def _cards(self, row: DeliveredBatch) -> list[Card]:
         cards = [await load_card(row.workspace_id, i) for i in row.interaction_ids]

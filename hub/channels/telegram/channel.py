@@ -25,7 +25,6 @@ from quart import Blueprint, request
 from hub.channels.base import Capabilities, Channel, ChannelContext, DeliveryRefused, Recipient
 from hub.channels.cards import Card, Notice, load_card
 from hub.channels.registry import MissingExtra
-from hub.channels.telegram import batches
 from hub.channels.telegram.linking import link_sender
 from hub.channels.wording import (
     already_decided_text,
@@ -45,7 +44,7 @@ from hub.i18n import speaking
 
 try:
     from telegram import ForceReply, Update
-    from telegram.error import BadRequest, Forbidden
+    from telegram.error import Forbidden
     from telegram.ext import (
         Application,
         CallbackQueryHandler,
@@ -57,6 +56,9 @@ try:
 except ImportError as missing:  # pragma: no cover - depends on the install
     raise MissingExtra("telegram", "telegram", "python-telegram-bot") from missing
 
+# After the check above: these need python-telegram-bot too.
+from hub.channels.telegram import batches
+from hub.channels.telegram.edits import edit_buttons, edit_message
 from hub.channels.telegram.render import (
     REQUEST_CHANGES,
     card_keyboard,
@@ -270,33 +272,11 @@ class TelegramChannel(Channel):
         body, native = card_text(card, self.capabilities, viewer_id=recipient.user_id)
         web_link = None if native else self.context.card_link(card, recipient, via="web")
         markup = card_keyboard(card, row.id, _seen_by(row), web_link)
-        try:
-            await self.bot.edit_message_text(
-                text=body,
-                chat_id=int(row.address),
-                message_id=int(row.external_id),
-                parse_mode="HTML",
-                reply_markup=markup,
-                disable_web_page_preview=True,
-            )
-        except BadRequest as error:
-            if "not modified" not in str(error).lower():
-                raise
+        await edit_message(self.bot, row.address, row.external_id, body, markup)
 
     async def _show_outcome(self, row: DeliveredCard, card: Card) -> None:
         body, _native = card_text(card, self.capabilities, viewer_id=row.user_id)
-        try:
-            await self.bot.edit_message_text(
-                text=body,
-                chat_id=int(row.address),
-                message_id=int(row.external_id),
-                parse_mode="HTML",
-                reply_markup=None,
-                disable_web_page_preview=True,
-            )
-        except BadRequest as error:
-            if "not modified" not in str(error).lower():
-                raise
+        await edit_message(self.bot, row.address, row.external_id, body, None)
 
     # --- what people do in the chat -------------------------------------------------------
 
@@ -385,13 +365,7 @@ class TelegramChannel(Channel):
         row.updated_at = utcnow()
         await row.save(update_fields=["state", "updated_at"])
         markup = card_keyboard(card, row.id, _seen_by(row), None)
-        try:
-            await self.bot.edit_message_reply_markup(
-                chat_id=int(row.address), message_id=int(row.external_id), reply_markup=markup
-            )
-        except BadRequest as error:
-            if "not modified" not in str(error).lower():
-                raise
+        await edit_buttons(self.bot, row.address, row.external_id, markup)
 
     async def _ask_comment(
         self, row: DeliveredCard, card: Card, recipient: Recipient, option_id: str
