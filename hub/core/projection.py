@@ -415,6 +415,12 @@ async def _interaction_resolved(event: Event, connection: Connection) -> None:
     interaction.responded_at = event.recorded_at
     interaction.policy_due_at = None
     await interaction.save(using_db=connection)
+    await _card_closed(interaction, event, connection)
+
+
+async def _card_closed(interaction: Interaction, event: Event, connection: Connection) -> None:
+    """A card stopped waiting (answered, or expired undecided): the agent that asked hears
+    of it, and its task runs again once none of its cards waits for a person."""
     event.recipient_agent_id = interaction.agent_id
     _about(event, interaction.task_id)
     if interaction.task_id:
@@ -432,15 +438,20 @@ async def _interaction_resolved(event: Event, connection: Connection) -> None:
 @handles("interaction.expired")
 async def _interaction_expired(event: Event, connection: Connection) -> None:
     interaction_id = _require(event.payload, "interactionId")
-    updated = await (
-        Interaction.filter(
+    interaction = (
+        await Interaction.filter(
             id=interaction_id, workspace_id=event.workspace_id, status=InteractionStatus.PENDING
         )
         .using_db(connection)
-        .update(status=InteractionStatus.EXPIRED, policy_due_at=None)
+        .select_for_update()
+        .first()
     )
-    if not updated:
+    if interaction is None:
         raise Conflict(f"Interaction {interaction_id} is not pending.", code="not_pending")
+    interaction.status = InteractionStatus.EXPIRED
+    interaction.policy_due_at = None
+    await interaction.save(using_db=connection, update_fields=["status", "policy_due_at"])
+    await _card_closed(interaction, event, connection)
 
 
 @handles("interaction.voted")

@@ -207,6 +207,15 @@ class InteractionResolved(WireModel):
     via: str
 
 
+class InteractionExpired(WireModel):
+    """A card's time ran out with nothing decided (its policy's expiry default was to let
+    it expire): the agent must not act on it, and may ask again."""
+
+    interaction_id: str
+    reason: str = ""
+    expired_at: datetime
+
+
 class TaskCancelRequested(WireModel):
     task_id: str
     reason: str = ""
@@ -226,6 +235,7 @@ DOWNLINK_PAYLOADS: dict[str, type[WireModel]] = {
     "task.assigned": TaskAssigned,
     "message.delivered": MessageDelivered,
     "interaction.resolved": InteractionResolved,
+    "interaction.expired": InteractionExpired,
     "task.cancel_requested": TaskCancelRequested,
     "system.resync_required": ResyncRequired,
 }
@@ -235,5 +245,6 @@ DOWNLINK_TYPE_OF_EVENT = {
     "task.created": "task.assigned",
     "message.created": "message.delivered",
     "interaction.resolved": "interaction.resolved",
+    "interaction.expired": "interaction.expired",
     "task.cancel_requested": "task.cancel_requested",
 }

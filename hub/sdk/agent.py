@@ -8,8 +8,9 @@ background task of the notebook's own event loop.
 
 Downlink events are taken in sequence order, each once (``DeliveryLedger``). Two kinds are
 absorbed as soon as they arrive, so a handler waiting for them is never stuck behind
-another: ``interaction.resolved`` (the answer is saved, then given to whoever waits for it)
-and ``task.cancel_requested`` (the task's handler is told). Then the ``Dispatcher`` hands
+another: ``interaction.resolved`` and ``interaction.expired`` (the answer, or the card's
+expiry with nothing decided, is saved, then given to whoever waits for it) and
+``task.cancel_requested`` (the task's handler is told). Then the ``Dispatcher`` hands
 every event to the adapter's handlers, in order.
 """
 
@@ -571,7 +572,7 @@ class Agent:
         self._persist()
 
     def _absorb(self, kind: str, payload: dict[str, Any]) -> None:
-        if kind == "interaction.resolved":
+        if kind in ("interaction.resolved", "interaction.expired"):
             try:
                 resolution = Resolution.from_payload(payload)
             except ValidationError:

@@ -12,7 +12,7 @@ from datetime import datetime
 from typing import Any
 
 from hub.protocol.actions import ActionEditError, ProposedAction, action_hash
-from hub.protocol.lap import InteractionResolved
+from hub.protocol.lap import InteractionExpired, InteractionResolved
 from hub.sdk.errors import ActionMismatch, NotApproved
 
 
@@ -23,9 +23,22 @@ class Resolution:
     responded_by: str
     responded_at: datetime
     via: str
+    # The card's time ran out with nothing decided: no option was chosen, nothing approved.
+    expired: bool = False
 
     @classmethod
     def from_payload(cls, payload: dict[str, Any]) -> Resolution:
+        """From an ``interaction.resolved`` or an ``interaction.expired`` downlink."""
+        if "expiredAt" in payload:
+            expired = InteractionExpired.model_validate(payload)
+            return cls(
+                interaction_id=expired.interaction_id,
+                response={},
+                responded_by="",
+                responded_at=expired.expired_at,
+                via="",
+                expired=True,
+            )
         resolved = InteractionResolved.model_validate(payload)
         return cls(
             interaction_id=resolved.interaction_id,

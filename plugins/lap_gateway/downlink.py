@@ -48,6 +48,8 @@ def downlink_payload(event: Event) -> dict[str, Any]:
         return {"message": message}
     if event.type == "interaction.resolved":
         return {**payload, "respondedAt": payload.get("respondedAt") or recorded_at}
+    if event.type == "interaction.expired":
+        return {**payload, "expiredAt": recorded_at}
     if event.type == "task.cancel_requested":
         return {**payload, "taskId": payload.get("taskId") or event.task_id}
     return payload

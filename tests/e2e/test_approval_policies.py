@@ -292,3 +292,22 @@ async def test_any_of_resolves_on_the_first_approval(
     resolution: Resolution = await asyncio.wait_for(asking, timeout=30)
     assert resolution.approved and resolution.responded_by == f"user:{bo.id}"
     assert resolution.votes == []
+
+
+async def test_a_card_that_expires_undecided_tells_the_agent(hub: LiveHub, agent: Agent) -> None:
+    ada = await member(hub, "ada")
+    # Not high risk and no expiry default: the card just expires, and the agent must hear it
+    # rather than wait for an answer that can no longer come.
+    policy = ApprovalPolicy(approvers=[ada.email])
+    expires = utcnow() + timedelta(seconds=2)
+    asking = asyncio.create_task(
+        agent.request_approval("Rotate the keys?", policy=policy, expires_at=expires)
+    )
+    resolution: Resolution = await asyncio.wait_for(asking, timeout=60)
+    assert resolution.expired and not resolution.approved and resolution.option_id is None
+    card = await Interaction.get(id=resolution.interaction_id)
+    assert card.status == "expired"
+    steps = (await hub.api("GET", "/audit?after=0&limit=200"))["entries"]
+    assert [e["type"] for e in steps if e["type"].startswith("interaction.")] == [
+        "interaction.expired"
+    ]
