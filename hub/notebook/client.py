@@ -64,6 +64,11 @@ class Hub:
             raise HubApiError(404, "workspace_not_found", f"No workspace {workspace} for you.")
         return cls(url, token, workspace)
 
+    def card_page(self, interaction_id: str) -> str:
+        """The card's page on the hub's web UI (where an editable action is edited)."""
+        workspace, card = quote(self.workspace_id, safe=""), quote(interaction_id, safe="")
+        return f"{self.url}/w/{workspace}/interactions/{card}"
+
     def __repr__(self) -> str:
         return f"Hub({self.url!r}, workspace={self.workspace_id!r})"
 

@@ -157,7 +157,7 @@ class Inbox:
         if card_id in self.cards:
             self.cards[card_id].update(view)
             return
-        card = CardWidget(view, self.hub.responder(card_id))
+        card = CardWidget(view, self.hub.responder(card_id), web_url=self.hub.card_page(card_id))
         self.cards[card_id] = card
         self.list.children = (*self.list.children, card.widget)
 

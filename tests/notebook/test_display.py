@@ -147,3 +147,21 @@ async def test_a_high_risk_card_asks_to_confirm_before_sending() -> None:
     await widget.answered()
     assert sent == [{"optionId": "approve"}] and not widget.answerable
     assert all(control.disabled for control in (*widget.controls, widget.confirm))
+
+
+def test_an_editable_action_links_to_its_web_form_and_a_fixed_one_does_not() -> None:
+    page = "http://127.0.0.1:8000/w/wsp_1/interactions/int_4"
+
+    def shown(editable: list[str]) -> str:
+        card = InteractionCard.model_validate(
+            {
+                "type": "approval",
+                "title": "Run it?",
+                "action": {"kind": "shell.command", "fields": {"args": "-v"}, "editable": editable},
+            }
+        )
+        widget = CardWidget({"id": "int_4", "card": card.wire(), "status": "pending"}, web_url=page)
+        return "".join(getattr(child, "value", "") for child in widget.widget.children)
+
+    assert f'href="{page}"' in shown(["args"]) and "Edit and approve on the web" in shown(["args"])
+    assert "Edit and approve on the web" not in shown([])

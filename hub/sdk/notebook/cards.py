@@ -64,7 +64,9 @@ class CardWidget:
         respond: Respond | None = None,
         *,
         note: str | None = None,
+        web_url: str | None = None,
     ) -> None:
+        """``web_url``: the card's page on the hub, where an editable action is edited."""
         self.view: dict[str, Any] = dict(interaction)
         self.id = str(self.view.get("id") or card_of(self.view).get("id") or "")
         self._respond = respond
@@ -103,7 +105,7 @@ class CardWidget:
         shown = []
         if isinstance(action, dict):
             self.action_hash = action_hash(action["kind"], action["fields"])
-            shown.append(_html(_action_html(action)))
+            shown.append(_html(_action_html(action, web_url)))
         parts = [
             _html(_header(self.view)),
             *shown,
@@ -355,8 +357,8 @@ def _header(view: Mapping[str, Any]) -> str:
     return "".join(lines)
 
 
-def _action_html(action: Mapping[str, Any]) -> str:
-    """The exact action, read-only: editing it is done on the web."""
+def _action_html(action: Mapping[str, Any], web_url: str | None = None) -> str:
+    """The exact action, read-only: editing it is done on the web, behind ``web_url``."""
     rows = "".join(
         f'<dt><b>{escape(str(name))}</b></dt><dd><pre style="white-space:pre-wrap;margin:0">'
         f"{escape(value if isinstance(value, str) else json.dumps(value, ensure_ascii=False))}"
@@ -364,9 +366,16 @@ def _action_html(action: Mapping[str, Any]) -> str:
         for name, value in action["fields"].items()
     )
     fingerprint = short_hash(action_hash(action["kind"], action["fields"]))
+    edit = ""
+    url = safe_url(web_url)
+    if action.get("editable") and url:
+        edit = (
+            f'<p><a href="{escape(url)}" target="_blank" rel="noopener noreferrer">'
+            "Edit and approve on the web</a></p>"
+        )
     return (
         f"<p><b>Exact action</b>: <code>{escape(str(action['kind']))}</code> "
-        f"<i>(fingerprint {fingerprint})</i></p><dl>{rows}</dl>"
+        f"<i>(fingerprint {fingerprint})</i></p><dl>{rows}</dl>{edit}"
     )
 
 
