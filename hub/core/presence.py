@@ -30,6 +30,7 @@ from hub.core.agent_lifecycle import credential_revoked
 from hub.core.errors import Conflict, HubError
 from hub.core.events import append_event, utcnow
 from hub.core.models import Agent, AgentStatus, Task
+from hub.core.storage_faults import storage_fault
 from hub.core.task_states import TaskStatus
 from hub.core.views import iso
 
@@ -189,8 +190,11 @@ class PresenceSweeper:
                         len(report.offline),
                         len(report.failed),
                     )
-            except Exception:  # a database hiccup must not end presence for good
-                logger.exception("presence sweep failed; retrying")
+            except Exception as error:  # a database hiccup must not end presence for good
+                if storage_fault(error) is None:
+                    logger.exception("presence sweep failed; retrying")
+                else:
+                    logger.warning("presence sweep skipped: %s", error)
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._stopping.wait(), self.period_s)
 

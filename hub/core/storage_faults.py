@@ -29,6 +29,8 @@ _UNREACHABLE = (
     "pool is closing",
     "cannot connect",
     "server closed the connection",
+    # asyncpg, on a pooled connection the server cut in the middle of an operation
+    "another operation is in progress",
 )
 _DATABASE_PACKAGES = ("tortoise", "asyncpg", "sqlite3", "aiosqlite", "pypika")
 _UNREACHABLE_TYPES = (
@@ -39,6 +41,7 @@ _UNREACHABLE_TYPES = (
     "InterfaceError",
     "ConnectionRefusedError",
     "ConnectionResetError",
+    "InternalClientError",  # asyncpg's protocol left mid-operation by a vanished server
 )
 
 

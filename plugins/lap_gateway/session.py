@@ -258,7 +258,12 @@ class AgentSession:
                     job.cancel()
                 await asyncio.gather(*jobs, return_exceptions=True)
             failure = next((job.exception() for job in done if job.exception()), None)
-            if failure is not None:
+            fault = storage_fault(failure) if failure is not None else None
+            if fault is not None:
+                # The database went away under the downlink: the agent retries, then resumes.
+                logger.warning("session of agent %s ended: %s", agent.id, failure)
+                await self.close(fault.close_code, fault)
+            elif failure is not None:
                 logger.error("session of agent %s failed", agent.id, exc_info=failure)
                 await self.close(INTERNAL_ERROR, HubError("The hub hit an error; connect again."))
             elif not self._closed:  # the downlink saw agent.revoked
@@ -379,8 +384,11 @@ class AgentSession:
             await record_heartbeat(agent)
         except Unauthorized:
             raise
-        except Exception:  # presence must not cost the frame; the next beat retries
-            logger.exception("recording a heartbeat of agent %s failed", agent.id)
+        except Exception as error:  # presence must not cost the frame; the next beat retries
+            if storage_fault(error) is None:
+                logger.exception("recording a heartbeat of agent %s failed", agent.id)
+            else:
+                logger.warning("heartbeat of agent %s not recorded: %s", agent.id, error)
 
     def _log_unknown_fields(self, envelope: Envelope, payload: WireModel | None) -> None:
         names = unknown_fields(envelope, payload)
