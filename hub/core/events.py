@@ -1,23 +1,29 @@
 """The append-only, sequenced event log: the one way state changes in the hub.
 
 ``append_event`` writes an event and applies its projection in one transaction, then
-publishes it on the bus after commit. Two guarantees hold for each workspace:
+publishes it on the bus after commit. Appends to one workspace that arrive while a
+transaction is running share the next one (``hub.core.group_commit``): one commit, one
+disk flush, for all of them; each caller is answered only after that commit. Two
+guarantees hold for each workspace:
 
 * **Gap-free, commit-ordered sequences.** The transaction's first statement bumps the
-  workspace's ``last_sequence``. On PostgreSQL that row lock makes every other append to
-  the same workspace wait until this one commits or rolls back, so sequence N+1 can never
-  become visible before N (a global serial column can: readers would skip N for good).
-  SQLite serialises writers anyway; bumping first also means a second SQLite process
-  takes the write lock at once instead of failing to upgrade a read lock.
+  workspace's ``last_sequence`` by the batch's size. On PostgreSQL that row lock makes
+  every other append to the same workspace (from another process) wait until this one
+  commits or rolls back, so sequence N+1 can never become visible before N (a global
+  serial column can: readers would skip N for good). SQLite serialises writers anyway;
+  bumping first also means a second SQLite process takes the write lock at once instead
+  of failing to upgrade a read lock. An append the projection refuses rolls the batch
+  back, and the others are written again without it: no gap, and no neighbour refused.
 * **Idempotency by envelope id.** A repeated id returns the first event, marked duplicate,
   and changes nothing, even when 50 copies arrive at once: the duplicate check runs under
-  the same lock, and a unique index catches anything that slips past.
+  the same lock, copies within one batch are matched to the first, and a unique index
+  catches anything that slips past.
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
+from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
@@ -28,8 +34,10 @@ from tortoise.transactions import in_transaction
 from hub.core import projection, relay
 from hub.core.bus import DEFAULT_BUS, EventBus, PublishedEvent
 from hub.core.errors import InvalidInput, NotFound
+from hub.core.group_commit import GroupCommit, Request
 from hub.core.ids import new_id
 from hub.core.models import Event, Workspace
+from hub.core.storage_faults import storage_fault
 from hub.protocol.base import wire_time
 
 logger = logging.getLogger(__name__)
@@ -55,6 +63,37 @@ def utcnow() -> datetime:
     return datetime.now(UTC)
 
 
+@dataclass(frozen=True, slots=True)
+class _Append:
+    """One requested append, as its caller described it; built into an ``Event`` per try."""
+
+    workspace_id: str
+    type: str
+    payload: dict[str, Any]
+    actor: str
+    envelope_id: str
+    occurred_at: datetime | None
+    conversation_id: str | None
+    task_id: str | None
+    correlation_id: str | None
+    bus: EventBus
+
+    def event(self, sequence: int, now: datetime) -> Event:
+        return Event(
+            workspace_id=self.workspace_id,
+            sequence=sequence,
+            id=self.envelope_id,
+            type=self.type,
+            actor=self.actor,
+            conversation_id=self.conversation_id,
+            task_id=self.task_id,
+            correlation_id=self.correlation_id,
+            payload=self.payload,
+            occurred_at=self.occurred_at or now,
+            recorded_at=now,
+        )
+
+
 async def append_event(
     workspace_id: str,
     type: str,
@@ -70,85 +109,134 @@ async def append_event(
 ) -> AppendResult:
     """Append one event and apply it to the projections, atomically.
 
-    Raises the projection's ``HubError`` (e.g. ``IllegalTransition``) when the event is not
-    acceptable in the current state; nothing is written then.
+    Returns once the event is committed (or found to be a duplicate). Raises the
+    projection's ``HubError`` (e.g. ``IllegalTransition``) when the event is not acceptable
+    in the current state; nothing is written then.
     """
     envelope_id = envelope_id or new_id("event")
     if not envelope_id or len(envelope_id) > MAX_ENVELOPE_ID_LENGTH:
         raise InvalidInput(f"An envelope id must be 1 to {MAX_ENVELOPE_ID_LENGTH} characters.")
-    # No look for a duplicate before the transaction: it cost every append a round trip,
-    # and the look under the lock below is the one that decides.
+    append = _Append(
+        workspace_id,
+        type,
+        payload,
+        actor,
+        envelope_id,
+        occurred_at,
+        conversation_id,
+        task_id,
+        correlation_id,
+        bus or DEFAULT_BUS,
+    )
+    result: AppendResult = await LOG_WRITES.submit(workspace_id, append)
+    return result
+
+
+async def _write_batch(workspace_id: Hashable, batch: list[Request[_Append]]) -> None:
+    """Commit a batch of appends to one workspace's log in one transaction.
+
+    An append its projection refuses, or one the log already holds, is answered and taken
+    out, and the rest are tried again: a refusal must not cost its neighbours, and the
+    sequences stay gap-free. Each try takes out at least one append, so this ends.
+    """
+    pending = batch
+    while pending:
+        try:
+            results = await _commit(str(workspace_id), [request.work for request in pending])
+        except _Retry as retry:
+            for envelope_id, answer in list(retry.answers.items()):
+                if isinstance(answer, IntegrityError):
+                    # Another hub process stored a copy of this envelope first.
+                    stored = await _find(str(workspace_id), envelope_id)
+                    if stored is not None:
+                        retry.answers[envelope_id] = AppendResult(stored, duplicate=True)
+            for request in pending:
+                given = retry.answers.get(request.work.envelope_id)
+                if isinstance(given, AppendResult):
+                    request.settle(given)
+                elif given is not None:
+                    request.fail(given)
+            pending = [r for r in pending if r.work.envelope_id not in retry.answers]
+            continue
+        for request, result in zip(pending, results, strict=True):
+            request.settle(result)
+        for request, result in zip(pending, results, strict=True):
+            if not result.duplicate:
+                request.work.bus.publish(to_published(result.event))
+        return
+
+
+async def _commit(workspace_id: str, appends: list[_Append]) -> list[AppendResult]:
+    """One try at a batch: every append stored, or ``_Retry`` naming those to take out."""
+    unique = list(dict.fromkeys(append.envelope_id for append in appends))
     now = utcnow()
-    try:
-        async with in_transaction() as connection:
-            sequence = await _take_sequence(connection, workspace_id)
-            existing = await _find(workspace_id, envelope_id, connection)
-            if existing is not None:
-                # Rolling back returns the sequence we just took: no gap.
-                raise _Duplicate(existing)
-            event = Event(
-                workspace_id=workspace_id,
-                sequence=sequence,
-                id=envelope_id,
-                type=type,
-                actor=actor,
-                conversation_id=conversation_id,
-                task_id=task_id,
-                correlation_id=correlation_id,
-                payload=payload,
-                occurred_at=occurred_at or now,
-                recorded_at=now,
-            )
-            await projection.apply(event, connection)
-            await event.save(using_db=connection)
-    except _Duplicate as duplicate:
-        return AppendResult(duplicate.event, duplicate=True)
-    except IntegrityError:
-        # A concurrent copy won the race between our check and our insert.
-        existing = await _find(workspace_id, envelope_id)
-        if existing is None:
-            raise
-        return AppendResult(existing, duplicate=True)
-    (bus or DEFAULT_BUS).publish(to_published(event))
-    return AppendResult(event, duplicate=False)
+    async with in_transaction() as connection:
+        sequence = await _take_sequences(connection, workspace_id, len(unique)) - len(unique)
+        # Resent envelopes (an agent that reconnected) are already in the log.
+        stored = await Event.filter(workspace_id=workspace_id, id__in=unique).using_db(connection)
+        if stored:
+            raise _Retry({event.id: AppendResult(event, duplicate=True) for event in stored})
+        made: dict[str, Event] = {}
+        results = []
+        for append in appends:
+            first = made.get(append.envelope_id)
+            if first is not None:  # a copy sent again before the first was answered
+                results.append(AppendResult(first, duplicate=True))
+                continue
+            sequence += 1
+            event = append.event(sequence, now)
+            try:
+                await projection.apply(event, connection)
+                await event.save(using_db=connection)
+            except Exception as error:
+                if storage_fault(error) is not None:
+                    raise  # the database failed, not this append: the batch fails
+                raise _Retry({append.envelope_id: error}) from error
+            made[event.id] = event
+            results.append(AppendResult(event, duplicate=False))
+    return results
 
 
-# One round trip takes the next sequence (and, on PostgreSQL, queues the notification that
-# other hub processes receive when this transaction commits: see hub.core.relay).
-_TAKE_SEQUENCE_POSTGRES = (
-    "WITH bumped AS (UPDATE workspace SET last_sequence = last_sequence + 1 WHERE id = $1 "
+class _Retry(Exception):
+    def __init__(self, answers: dict[str, AppendResult | Exception]) -> None:
+        self.answers = answers
+
+
+# One round trip takes the batch's sequences and, on PostgreSQL, queues the notification
+# other hub processes receive when this transaction commits (see hub.core.relay):
+# "<process> <workspace> <first> <last>".
+_TAKE_SEQUENCES_POSTGRES = (
+    "WITH bumped AS (UPDATE workspace SET last_sequence = last_sequence + $4 WHERE id = $1 "
     "RETURNING last_sequence) "
-    "SELECT last_sequence, pg_notify($2, $3 || ' ' || last_sequence) FROM bumped"
+    "SELECT last_sequence, pg_notify($2, $3 || ' ' || (last_sequence - $4 + 1) || ' ' || "
+    "last_sequence) FROM bumped"
 )
-_TAKE_SEQUENCE_SQLITE = (
-    "UPDATE workspace SET last_sequence = last_sequence + 1 WHERE id = ? RETURNING last_sequence"
+_TAKE_SEQUENCES_SQLITE = (
+    "UPDATE workspace SET last_sequence = last_sequence + ? WHERE id = ? RETURNING last_sequence"
 )
 
 
-async def _take_sequence(connection: Any, workspace_id: str) -> int:
-    """Bump the workspace's counter as the transaction's first statement; see the module doc."""
+async def _take_sequences(connection: Any, workspace_id: str, count: int) -> int:
+    """Bump the workspace's counter by ``count`` as the transaction's first statement (see
+    the module doc); returns the last sequence taken."""
     if connection.capabilities.dialect == "postgres":
         rows = await connection.execute_query_dict(
-            _TAKE_SEQUENCE_POSTGRES,
-            [workspace_id, relay.CHANNEL, f"{relay.PROCESS_ID} {workspace_id}"],
+            _TAKE_SEQUENCES_POSTGRES,
+            [workspace_id, relay.CHANNEL, f"{relay.PROCESS_ID} {workspace_id}", count],
         )
     else:
-        rows = await connection.execute_query_dict(_TAKE_SEQUENCE_SQLITE, [workspace_id])
+        rows = await connection.execute_query_dict(_TAKE_SEQUENCES_SQLITE, [count, workspace_id])
     if not rows:
         raise NotFound(f"Workspace {workspace_id} does not exist.")
     return int(rows[0]["last_sequence"])
 
 
-class _Duplicate(Exception):
-    def __init__(self, event: Event) -> None:
-        self.event = event
+async def _find(workspace_id: str, envelope_id: str) -> Event | None:
+    return await Event.filter(workspace_id=workspace_id, id=envelope_id).first()
 
 
-async def _find(workspace_id: str, envelope_id: str, connection: Any = None) -> Event | None:
-    query = Event.filter(workspace_id=workspace_id, id=envelope_id)
-    if connection is not None:
-        query = query.using_db(connection)
-    return await query.first()
+LOG_WRITES: GroupCommit[_Append] = GroupCommit(_write_batch)
+"""Every append goes through here; its counters tell how much commits are shared."""
 
 
 async def events_after(
@@ -252,6 +340,7 @@ async def rebuild_projections(workspace_ids: Sequence[str] | None = None) -> int
 
 
 __all__ = [
+    "LOG_WRITES",
     "AppendResult",
     "append_event",
     "events_after",

@@ -3,21 +3,21 @@
 Each process publishes its own appends on its in-process bus. To reach the others:
 
 * ``append_event`` issues ``pg_notify`` *inside* the append transaction (payload
-  ``"<process> <workspace> <sequence>"``). PostgreSQL delivers
-  a notification only when its transaction commits, and in commit order, so a notification
-  never announces an event another process cannot read yet.
+  ``"<process> <workspace> <first> <last>"``: the sequences one group commit wrote).
+  PostgreSQL delivers a notification only when its transaction commits, and in commit
+  order, so a notification never announces an event another process cannot read yet.
 * ``PostgresRelay`` (one per process) listens on its own connection. For each notification
-  from another process it reads that event from the log by (workspace, sequence) and
-  publishes it on the local bus; agent sockets, browser sockets and channels then see it as
-  if it had been appended here. Readers already fill gaps from the log (``hub.core.feed``),
-  so a missed notification costs latency, never an event.
+  from another process it reads those events from the log by (workspace, sequence) and
+  publishes them on the local bus; agent sockets, browser sockets and channels then see
+  them as if they had been appended here. Readers already fill gaps from the log
+  (``hub.core.feed``), so a missed notification costs latency, never an event.
 * Transient frames (text still streaming in, ``sequence`` 0) are not in the log; they ride
   in the notification's payload itself when they fit PostgreSQL's 8000-byte limit.
 
 After its connection drops (a database restart), the relay reconnects with backoff.
 Notifications sent meanwhile are lost, not the events: a live reader that next sees N+5
-after N reads N+1..N+4 from the log. The relay republishes only the event each notification
-names, so bus listeners never see one of this process's own events twice.
+after N reads N+1..N+4 from the log. The relay republishes only the events each
+notification names, so bus listeners never see one of this process's own events twice.
 """
 
 from __future__ import annotations
@@ -111,11 +111,11 @@ class PostgresRelay:
                     )
                 )
                 continue
-            workspace_id, _, sequence_text = rest.partition(" ")
-            event = await Event.filter(
-                workspace_id=workspace_id, sequence=int(sequence_text)
-            ).first()
-            if event is not None:
+            workspace_id, first, last = rest.split(" ")
+            events = await Event.filter(
+                workspace_id=workspace_id, sequence__gte=int(first), sequence__lte=int(last)
+            ).order_by("sequence")
+            for event in events:
                 self._bus.publish(replace(to_published(event), relayed=True))
 
     def _relay_transient(self, event: PublishedEvent) -> None:

@@ -1,0 +1,115 @@
+"""Group commit: requests that arrive while one transaction runs share the next one.
+
+A durable append costs a transaction, and a commit costs a disk flush (PostgreSQL with
+fsync on; SQLite's write lock). Appends to one workspace are serialised anyway (they take
+its sequence counter), so a hundred agents writing at once would queue for a hundred
+commits in a row. Here, per key (a workspace), at most one writer runs: it takes every
+request waiting when it starts — up to ``max_batch`` — and hands them to ``write`` as one
+batch; what arrives meanwhile waits for the next batch. Under light load a batch is one
+request and nothing waits; under heavy load one flush serves many appends.
+
+``write`` must settle every request's future (result or exception) and return only after
+the batch is durable, so no caller learns of success early. A caller that is cancelled
+before its batch starts is dropped from it; one cancelled later gets no answer, but its
+request completes (callers resend by idempotency key, so that is safe).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import weakref
+from collections import deque
+from collections.abc import Awaitable, Callable, Hashable
+from dataclasses import dataclass, field
+from typing import Any, Generic, TypeVar
+
+logger = logging.getLogger(__name__)
+
+T = TypeVar("T")
+
+
+@dataclass(eq=False)
+class Request(Generic[T]):
+    """One caller's part of a batch: what to do, and where its answer goes."""
+
+    work: T
+    future: asyncio.Future[Any] = field(
+        default_factory=lambda: asyncio.get_running_loop().create_future()
+    )
+
+    def settle(self, result: Any) -> None:
+        if not self.future.done():
+            self.future.set_result(result)
+
+    def fail(self, error: BaseException) -> None:
+        if not self.future.done():
+            self.future.set_exception(error)
+
+
+Writer = Callable[[Hashable, list[Request[T]]], Awaitable[None]]
+
+
+class GroupCommit(Generic[T]):
+    def __init__(self, write: Writer[T], *, max_batch: int = 200) -> None:
+        self._write = write
+        self.max_batch = max_batch
+        self.batches_written = 0  # how much sharing happens: requests / batches
+        self.requests_written = 0
+        # Per event loop: a test suite runs many loops in one process, and a queue or a
+        # writer task must never outlive the loop its futures belong to.
+        self._state: weakref.WeakKeyDictionary[
+            asyncio.AbstractEventLoop, dict[Hashable, _Lane[T]]
+        ] = weakref.WeakKeyDictionary()
+
+    async def submit(self, key: Hashable, work: T) -> Any:
+        """Queue ``work`` under ``key``; returns (or raises) what the writer settled on."""
+        loop = asyncio.get_running_loop()
+        lanes = self._state.setdefault(loop, {})
+        lane = lanes.get(key)
+        if lane is None:
+            lane = lanes[key] = _Lane()
+        request: Request[T] = Request(work)
+        lane.waiting.append(request)
+        if lane.writer is None:
+            lane.writer = loop.create_task(self._drain(key, lane, lanes))
+        return await request.future
+
+    async def _drain(self, key: Hashable, lane: _Lane[T], lanes: dict[Hashable, _Lane[T]]) -> None:
+        try:
+            while lane.waiting:
+                batch: list[Request[T]] = []
+                while lane.waiting and len(batch) < self.max_batch:
+                    request = lane.waiting.popleft()
+                    if not request.future.done():  # its caller gave up before it started
+                        batch.append(request)
+                if not batch:
+                    continue
+                self.batches_written += 1
+                self.requests_written += len(batch)
+                try:
+                    await self._write(key, batch)
+                except BaseException as error:
+                    for request in batch:
+                        request.fail(error)
+                    if isinstance(error, asyncio.CancelledError):
+                        raise
+                    logger.exception("a group commit of %d request(s) failed", len(batch))
+        except asyncio.CancelledError:
+            for request in lane.waiting:  # the loop is ending: nothing more will be written
+                request.fail(asyncio.CancelledError())
+            lane.waiting.clear()
+            raise
+        finally:
+            lane.writer = None
+            if not lane.waiting and lanes.get(key) is lane:
+                del lanes[key]
+
+
+@dataclass(eq=False)
+class _Lane(Generic[T]):
+    waiting: deque[Request[T]] = field(default_factory=deque)
+    writer: asyncio.Task[None] | None = None
+
+
+__all__ = ["GroupCommit", "Request"]
