@@ -139,11 +139,16 @@ async def _write_batch(workspace_id: Hashable, batch: list[Request[_Append]]) ->
     out, and the rest are tried again: a refusal must not cost its neighbours, and the
     sequences stay gap-free. Each try takes out at least one append, so this ends.
     """
-    pending = batch
+    pending, together = batch, True
     while pending:
         try:
-            results = await _commit(str(workspace_id), [request.work for request in pending])
+            results = await _commit(
+                str(workspace_id), [request.work for request in pending], together=together
+            )
         except _Retry as retry:
+            if not retry.answers:  # one insert of them all failed: find which, one by one
+                together = False
+                continue
             for envelope_id, answer in list(retry.answers.items()):
                 if isinstance(answer, IntegrityError):
                     # Another hub process stored a copy of this envelope first.
@@ -166,8 +171,15 @@ async def _write_batch(workspace_id: Hashable, batch: list[Request[_Append]]) ->
         return
 
 
-async def _commit(workspace_id: str, appends: list[_Append]) -> list[AppendResult]:
-    """One try at a batch: every append stored, or ``_Retry`` naming those to take out."""
+async def _commit(
+    workspace_id: str, appends: list[_Append], *, together: bool
+) -> list[AppendResult]:
+    """One try at a batch: every append stored, or ``_Retry`` naming those to take out.
+
+    ``together`` inserts the batch's events in one statement at the end (no projection
+    reads the log table, so none misses them); otherwise each is inserted after its
+    projection, so a unique-key failure names its append.
+    """
     unique = list(dict.fromkeys(append.envelope_id for append in appends))
     now = utcnow()
     async with in_transaction() as connection:
@@ -187,13 +199,19 @@ async def _commit(workspace_id: str, appends: list[_Append]) -> list[AppendResul
             event = append.event(sequence, now)
             try:
                 await projection.apply(event, connection)
-                await event.save(using_db=connection)
+                if not together:
+                    await event.save(using_db=connection)
             except Exception as error:
                 if storage_fault(error) is not None:
                     raise  # the database failed, not this append: the batch fails
                 raise _Retry({append.envelope_id: error}) from error
             made[event.id] = event
             results.append(AppendResult(event, duplicate=False))
+        if together:
+            try:
+                await Event.bulk_create(list(made.values()), using_db=connection)
+            except IntegrityError as error:  # a copy stored by another process meanwhile
+                raise _Retry({}) from error
     return results
 
 

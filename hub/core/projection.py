@@ -17,6 +17,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from pydantic import ValidationError
+from tortoise.exceptions import IntegrityError
 
 from hub.core import agent_lifecycle, member_changes, notifications, policies, votes
 from hub.core.errors import (
@@ -154,36 +155,38 @@ async def _conversation_created(event: Event, connection: Connection) -> None:
 
 @handles("message.created")
 async def _message_created(event: Event, connection: Connection) -> None:
+    # The busiest event of all: two statements. The update finds the conversation (in
+    # this workspace) and the unique key finds a taken message id, instead of a look first.
     payload = event.payload
     conversation_id = payload.get("conversationId") or event.conversation_id
-    conversation = (
+    message_id = _require(payload, "messageId")
+    touched = (
         await Conversation.filter(id=conversation_id, workspace_id=event.workspace_id)
         .using_db(connection)
-        .first()
+        .update(updated_at=event.recorded_at)
     )
-    if conversation is None:
+    if not touched:
         raise NotFound(
             f"Conversation {conversation_id} does not exist in this workspace.",
             code="conversation_not_found",
         )
-    message_id = _require(payload, "messageId")
-    if await Message.filter(id=message_id).using_db(connection).exists():
-        raise Conflict(f"Message id {message_id} is taken.", code="id_in_use")
     target = payload.get("targetAgentId")
-    await Message.create(
-        using_db=connection,
-        id=message_id,
-        workspace_id=event.workspace_id,
-        conversation_id=conversation.id,
-        author=event.actor,
-        content=payload.get("content") or "",
-        attachments=list(payload.get("attachments") or []),
-        target_agent_id=target,
-        task_id=payload.get("taskId") or event.task_id,
-        created_at=event.recorded_at,
-    )
-    conversation.updated_at = event.recorded_at
-    await conversation.save(using_db=connection, update_fields=["updated_at"])
+    try:
+        await Message.create(
+            using_db=connection,
+            id=message_id,
+            workspace_id=event.workspace_id,
+            conversation_id=conversation_id,
+            author=event.actor,
+            content=payload.get("content") or "",
+            attachments=list(payload.get("attachments") or []),
+            target_agent_id=target,
+            task_id=payload.get("taskId") or event.task_id,
+            created_at=event.recorded_at,
+        )
+    except IntegrityError:
+        # The append's transaction rolls back (on PostgreSQL it must: the error ended it).
+        raise Conflict(f"Message id {message_id} is taken.", code="id_in_use") from None
     _about(event, payload.get("taskId") or event.task_id)
     if actor_agent_id(event.actor) is None and target:
         event.recipient_agent_id = target
