@@ -123,30 +123,48 @@ async def reader(args: dict[str, Any]) -> dict[str, Any]:
     print("ready", flush=True)
     latest: dict[str, float] = {}  # sent stamp -> latency to the last socket here (ms)
     samples: list[float] = []
+    settled = 0  # sockets that saw every expected event, or closed before
+    all_settled = asyncio.Event()
+
+    def settle() -> None:
+        nonlocal settled
+        settled += 1
+        if settled == len(sockets):
+            all_settled.set()
 
     async def listen(socket: Any) -> None:
+        # Every socket is read until it closes, as a browser would, not only until its
+        # samples are in: the workspace's other events keep coming (agents of an earlier
+        # phase going offline, say), and once 16 frames lie unread websockets stops
+        # reading the socket, the hub's closing frame included, so each close would
+        # wait out its 10 s timeout — 250 sockets outlasted the orchestrator's 300 s.
         seen = 0
-        async for raw in socket:
-            received = time.monotonic_ns()
-            event = json.loads(raw)
-            content = (event.get("payload") or {}).get("content")
-            if event.get("type") != "message.created" or not str(content).startswith(prefix):
-                continue
-            stamp = content[len(prefix) :]
-            latency = (received - int(stamp)) / 1e6
-            samples.append(latency)
-            latest[stamp] = max(latest.get(stamp, 0.0), latency)
-            seen += 1
-            if seen >= expect:
-                return
+        try:
+            async for raw in socket:
+                received = time.monotonic_ns()
+                if seen >= expect:
+                    continue  # drained, not measured
+                event = json.loads(raw)
+                content = (event.get("payload") or {}).get("content")
+                if event.get("type") != "message.created" or not str(content).startswith(prefix):
+                    continue
+                stamp = content[len(prefix) :]
+                latency = (received - int(stamp)) / 1e6
+                samples.append(latency)
+                latest[stamp] = max(latest.get(stamp, 0.0), latency)
+                seen += 1
+                if seen == expect:
+                    settle()
+        finally:
+            if seen < expect:
+                settle()
 
+    listeners = [asyncio.create_task(listen(s)) for s in sockets]
     # A reader that missed events reports fewer samples rather than hanging the run.
     with contextlib.suppress(TimeoutError):
-        await asyncio.wait_for(
-            asyncio.gather(*(listen(s) for s in sockets)), timeout=args.get("timeout", 120)
-        )
-    for socket in sockets:
-        await socket.close()
+        await asyncio.wait_for(all_settled.wait(), timeout=args.get("timeout", 120))
+    await asyncio.gather(*(socket.close() for socket in sockets))
+    await asyncio.gather(*listeners, return_exceptions=True)
     return {
         "received": len(samples),
         "latencies": samples if len(sockets) == 1 else [],

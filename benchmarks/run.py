@@ -7,6 +7,9 @@ names a server (``make bench`` starts one with fsync on), prints the table and w
 The hub runs as ``lineup serve`` in its own process; every client runs in other processes
 (``benchmarks.load``). Figures are medians and percentiles of many samples; ratios divide
 each figure by its floor measured minutes earlier on the same machine.
+
+``--only PHASE`` (repeatable) runs just those phases, to chase one figure without the
+half hour of the others; the table shows the rest as n/a.
 """
 
 from __future__ import annotations
@@ -28,6 +31,7 @@ from benchmarks.stats import ratio, summary
 
 ROOT = Path(__file__).resolve().parents[1]
 INGEST_AGENTS = (1, 10, 100)
+PHASES = ("latency", "ingest", "fanout", "idle")
 TARGETS = {
     "latency_50_p95_ms": "≤ 10 ms and ≤ 5× floor",
     "ingest_100_per_s": "≥ 3,000/s",
@@ -169,7 +173,9 @@ async def _last_sequence(url: str, workspace_id: str) -> int:
         return await last_sequence(workspace_id)
 
 
-async def measure(backend: str, profile: Profile) -> dict[str, Any]:
+async def measure(
+    backend: str, profile: Profile, phases: tuple[str, ...] = PHASES
+) -> dict[str, Any]:
     from hub.testing import HubProcess, TestDatabases, free_port
 
     secret_key = "bench-secret-key-" + "b" * 32
@@ -200,15 +206,17 @@ async def measure(backend: str, profile: Profile) -> dict[str, Any]:
     try:
         await _wait_for_port(echo_port)
         echo_url = f"ws://127.0.0.1:{echo_port}/"
-        _say(f"{backend}: floor")
-        results["floor_echo_ms"] = await echo_round_trips(echo_url)
-        results["floor_commit"] = {
-            str(n): await commit_floor(url, n, profile.ingest_seconds / 2) for n in INGEST_AGENTS
-        }
+        if "latency" in phases or "ingest" in phases:
+            _say(f"{backend}: floor")
+            results["floor_echo_ms"] = await echo_round_trips(echo_url)
+            results["floor_commit"] = {
+                str(n): await commit_floor(url, n, profile.ingest_seconds / 2)
+                for n in INGEST_AGENTS
+            }
         hub.start()
         base = {"url": hub.url, "conversation_id": seed["conversation"]}
 
-        for rate in (50, 500):
+        for rate in (50, 500) if "latency" in phases else ():
             _say(f"{backend}: latency at {rate}/s")
             after = await _last_sequence(url, seed["workspace"])
             expected = rate * profile.seconds
@@ -246,7 +254,7 @@ async def measure(backend: str, profile: Profile) -> dict[str, Any]:
                 "errors": sent["errors"],
             }
 
-        for agents in INGEST_AGENTS:
+        for agents in INGEST_AGENTS if "ingest" in phases else ():
             _say(f"{backend}: ingest with {agents} agents")
             sender = Worker(
                 "sender",
@@ -266,49 +274,14 @@ async def measure(backend: str, profile: Profile) -> dict[str, Any]:
                 "errors": done["errors"],
             }
 
-        _say(f"{backend}: fan-out to {profile.fanout_clients} clients")
-        results["fanout"] = await _fanout(hub.url, echo_url, seed, url, profile, scratch, workers)
-
-        _say(f"{backend}: {profile.idle_agents} idle agent connections")
-        before = _rss_kib(hub.process.pid)  # type: ignore[union-attr]
-        per_process = 1000
-        idle_workers = [
-            Worker(
-                "idle",
-                {
-                    "url": hub.url,
-                    "credentials": seed["idle"][i : i + per_process],
-                    "hold_seconds": 15,
-                },
-                scratch,
+        if "fanout" in phases:
+            _say(f"{backend}: fan-out to {profile.fanout_clients} clients")
+            results["fanout"] = await _fanout(
+                hub.url, echo_url, seed, url, profile, scratch, workers
             )
-            for i in range(0, len(seed["idle"]), per_process)
-        ]
-        workers.extend(idle_workers)
-        for worker in idle_workers:
-            worker.wait_ready()
-        await asyncio.sleep(11)  # two heartbeats each
-        after_rss = _rss_kib(hub.process.pid)  # type: ignore[union-attr]
-        results["idle_kib_per_connection"] = (after_rss - before) / len(seed["idle"])
-        for worker in idle_workers:
-            worker.result()
-
-        echo_before = _rss_kib(echo.pid)
-        floor_idle = [
-            Worker(
-                "idle_floor", {"url": echo_url, "sockets": per_process, "hold_seconds": 8}, scratch
-            )
-            for _ in range(0, len(seed["idle"]), per_process)
-        ]
-        workers.extend(floor_idle)
-        for worker in floor_idle:
-            worker.wait_ready()
-        await asyncio.sleep(2)
-        results["floor_idle_kib_per_connection"] = (_rss_kib(echo.pid) - echo_before) / len(
-            seed["idle"]
-        )
-        for worker in floor_idle:
-            worker.result()
+        if "idle" in phases:
+            _say(f"{backend}: {profile.idle_agents} idle agent connections")
+            results.update(await _idle(hub, echo, echo_url, seed, scratch, workers))
     finally:
         for worker in workers:
             worker.stop()
@@ -317,6 +290,55 @@ async def measure(backend: str, profile: Profile) -> dict[str, Any]:
         echo.wait()
         await databases.drop(url.split("?")[0])
         await databases.close()
+    return results
+
+
+async def _idle(
+    hub: Any,
+    echo: subprocess.Popen[bytes],
+    echo_url: str,
+    seed: dict[str, Any],
+    scratch: Path,
+    workers: list[Worker],
+) -> dict[str, float]:
+    """Memory per idle agent connection, the hub's and the bare echo server's."""
+    before = _rss_kib(hub.process.pid)  # type: ignore[union-attr]
+    per_process = 1000
+    idle_workers = [
+        Worker(
+            "idle",
+            {
+                "url": hub.url,
+                "credentials": seed["idle"][i : i + per_process],
+                "hold_seconds": 15,
+            },
+            scratch,
+        )
+        for i in range(0, len(seed["idle"]), per_process)
+    ]
+    workers.extend(idle_workers)
+    for worker in idle_workers:
+        worker.wait_ready()
+    await asyncio.sleep(11)  # two heartbeats each
+    after_rss = _rss_kib(hub.process.pid)  # type: ignore[union-attr]
+    results = {"idle_kib_per_connection": (after_rss - before) / len(seed["idle"])}
+    for worker in idle_workers:
+        worker.result()
+
+    echo_before = _rss_kib(echo.pid)
+    floor_idle = [
+        Worker("idle_floor", {"url": echo_url, "sockets": per_process, "hold_seconds": 8}, scratch)
+        for _ in range(0, len(seed["idle"]), per_process)
+    ]
+    workers.extend(floor_idle)
+    for worker in floor_idle:
+        worker.wait_ready()
+    await asyncio.sleep(2)
+    results["floor_idle_kib_per_connection"] = (_rss_kib(echo.pid) - echo_before) / len(
+        seed["idle"]
+    )
+    for worker in floor_idle:
+        worker.result()
     return results
 
 
@@ -414,7 +436,10 @@ def table(runs: list[dict[str, Any]]) -> str:
     def row(name: str, target: str, pick: Any) -> None:
         cells = []
         for run in runs:
-            value, floor = pick(run)
+            try:
+                value, floor = pick(run)
+            except KeyError:  # a phase left out with --only
+                value = floor = math.nan
             cells.append(
                 f"{value:,.2f} | {_times(ratio(value, floor))}"
                 if not math.isnan(value)
@@ -473,10 +498,12 @@ def verdicts(runs: list[dict[str, Any]]) -> str:
         cells = []
         for run in runs:
             try:
-                met = bool(check(run))
-            except (KeyError, TypeError):
-                met = False
-            cells.append(f"{run['backend']} {'met' if met else '**not met**'}")
+                verdict = "met" if check(run) else "**not met**"
+            except KeyError:  # a phase left out with --only
+                verdict = "not measured"
+            except TypeError:
+                verdict = "**not met**"
+            cells.append(f"{run['backend']} {verdict}")
         lines.append(f"- {TARGET_NAMES[key]} ({TARGETS[key]}): " + ", ".join(cells))
     return "\n".join(lines)
 
@@ -501,6 +528,12 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--backend", choices=["sqlite", "postgres", "both"], default="both")
     parser.add_argument("--quick", action="store_true", help="a smaller, faster profile")
+    parser.add_argument(
+        "--only",
+        action="append",
+        choices=PHASES,
+        help="run just this phase (repeatable); the others show as n/a",
+    )
     parser.add_argument("--json", type=Path, default=ROOT / "benchmarks" / "results.json")
     parser.add_argument(
         "--report",
@@ -512,8 +545,9 @@ def main() -> int:
     if args.report:
         print(report(json.loads(args.report.read_text())))
         return 0
+    phases = tuple(args.only) if args.only else PHASES
     if args.backend != "both":
-        result = asyncio.run(measure(args.backend, Profile(args.quick)))
+        result = asyncio.run(measure(args.backend, Profile(args.quick), phases))
         args.json.write_text(json.dumps(result, indent=2))
         return 0
     backends = ["sqlite"] + (["postgres"] if os.environ.get("LINEUP_TEST_DATABASE_URL") else [])
@@ -529,19 +563,24 @@ def main() -> int:
             "--json",
             str(out),
         ] + (["--quick"] if args.quick else [])
+        command += [f"--only={phase}" for phase in args.only or ()]
         subprocess.run(command, cwd=ROOT, check=True)
         runs.append(json.loads(out.read_text()))
         out.unlink()
         # Written after each backend, so a later failure keeps what was measured.
-        results = {"machine": _machine(args.quick, runs), "runs": runs}
+        results = {"machine": _machine(args.quick, args.only, runs), "runs": runs}
         args.json.write_text(json.dumps(results, indent=2))
     print(report(results))
     print(f"\nwritten to {args.json}; reprint with: python -m benchmarks.run --report {args.json}")
     return 0
 
 
-def _machine(quick: bool, runs: list[dict[str, Any]]) -> dict[str, Any]:
+def _machine(quick: bool, only: list[str] | None, runs: list[dict[str, Any]]) -> dict[str, Any]:
     import platform
+
+    profile = "quick (--quick)" if quick else "full"
+    if only:
+        profile += ", only " + ", ".join(only)
 
     return {
         "cpus": os.cpu_count(),
@@ -550,7 +589,7 @@ def _machine(quick: bool, runs: list[dict[str, Any]]) -> dict[str, Any]:
         "python": platform.python_version(),
         "platform": platform.platform(),
         "postgres": next((r["postgres"] for r in runs if r.get("postgres")), None),
-        "profile": "quick (--quick)" if quick else "full",
+        "profile": profile,
         "when": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
     }
 
