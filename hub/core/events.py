@@ -22,6 +22,7 @@ guarantees hold for each workspace:
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
@@ -113,6 +114,37 @@ async def append_event(
     projection's ``HubError`` (e.g. ``IllegalTransition``) when the event is not acceptable
     in the current state; nothing is written then.
     """
+    result: AppendResult = await queue_append(
+        workspace_id,
+        type,
+        payload,
+        actor=actor,
+        envelope_id=envelope_id,
+        occurred_at=occurred_at,
+        conversation_id=conversation_id,
+        task_id=task_id,
+        correlation_id=correlation_id,
+        bus=bus,
+    )
+    return result
+
+
+def queue_append(
+    workspace_id: str,
+    type: str,
+    payload: dict[str, Any],
+    *,
+    actor: str,
+    envelope_id: str | None = None,
+    occurred_at: datetime | None = None,
+    conversation_id: str | None = None,
+    task_id: str | None = None,
+    correlation_id: str | None = None,
+    bus: EventBus | None = None,
+) -> asyncio.Future[AppendResult]:
+    """``append_event`` in two steps: queued now, behind every append queued before it, and
+    settled by the returned future. An agent's session queues its frames in the order they
+    came and awaits the answers later, so it can read the next frame meanwhile."""
     envelope_id = envelope_id or new_id("event")
     if not envelope_id or len(envelope_id) > MAX_ENVELOPE_ID_LENGTH:
         raise InvalidInput(f"An envelope id must be 1 to {MAX_ENVELOPE_ID_LENGTH} characters.")
@@ -128,8 +160,7 @@ async def append_event(
         correlation_id,
         bus or DEFAULT_BUS,
     )
-    result: AppendResult = await LOG_WRITES.submit(workspace_id, append)
-    return result
+    return LOG_WRITES.enqueue(workspace_id, append)
 
 
 async def _write_batch(workspace_id: Hashable, batch: list[Request[_Append]]) -> None:
@@ -363,6 +394,7 @@ __all__ = [
     "append_event",
     "events_after",
     "last_sequence",
+    "queue_append",
     "rebuild_projections",
     "to_envelope",
     "to_published",

@@ -64,6 +64,12 @@ class GroupCommit(Generic[T]):
 
     async def submit(self, key: Hashable, work: T) -> Any:
         """Queue ``work`` under ``key``; returns (or raises) what the writer settled on."""
+        return await self.enqueue(key, work)
+
+    def enqueue(self, key: Hashable, work: T) -> asyncio.Future[Any]:
+        """Queue ``work`` under ``key`` now, behind everything queued before it; the future
+        settles when its batch is durable. A caller that must keep its own order (an agent's
+        frames) enqueues one after another and awaits the futures later."""
         loop = asyncio.get_running_loop()
         lanes = self._state.setdefault(loop, {})
         lane = lanes.get(key)
@@ -73,7 +79,7 @@ class GroupCommit(Generic[T]):
         lane.waiting.append(request)
         if lane.writer is None:
             lane.writer = loop.create_task(self._drain(key, lane, lanes))
-        return await request.future
+        return request.future
 
     async def _drain(self, key: Hashable, lane: _Lane[T], lanes: dict[Hashable, _Lane[T]]) -> None:
         try:

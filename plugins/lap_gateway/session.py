@@ -55,7 +55,7 @@ from plugins.lap_gateway.frames import (
     read_payload,
     unknown_fields,
 )
-from plugins.lap_gateway.uplink import check_workspace, log_uplink, publish_delta
+from plugins.lap_gateway.uplink import check_workspace, publish_delta, queue_uplink
 
 if TYPE_CHECKING:
     from plugins.lap_gateway.gateway import Gateway
@@ -65,6 +65,11 @@ logger = logging.getLogger(__name__)
 T = TypeVar("T")
 
 HELLO_TIMEOUT_S = 30.0
+# Frames of one agent taken in and not yet answered; past this, the socket is not read
+# until the oldest is answered (backpressure on the agent).
+MAX_FRAMES_IN_FLIGHT = 64
+
+Reply = tuple[str, Unauthorized | None]
 POLICY_VIOLATION = 1008
 INTERNAL_ERROR = 1011
 
@@ -83,6 +88,7 @@ class AgentSession:
         self._send_lock = asyncio.Lock()
         self._last_presence = 0.0
         self._inflight: asyncio.Future[Any] | None = None
+        self._in_flight: set[asyncio.Future[Reply]] = set()  # frames taken in, not answered
 
     # --- sending and closing ---------------------------------------------------------------
 
@@ -124,6 +130,8 @@ class AgentSession:
         finally:
             if self._inflight is not None and not self._inflight.done():
                 await asyncio.wait([self._inflight])  # see _finish
+            if self._in_flight:  # events queued for this agent: stored before it counts as gone
+                await asyncio.wait(self._in_flight)
             self.gateway.closed(self)
             self.finished.set()
 
@@ -303,16 +311,38 @@ class AgentSession:
     # --- uplink frames ---------------------------------------------------------------------
 
     async def _uplinks(self) -> None:
+        """Read frames and answer each, in the order they came.
+
+        A frame is taken in (parsed, checked, its event queued behind the ones before it)
+        before the next is read, but its answer is awaited by ``_answer_in_order``: an agent
+        with many frames in flight gets them written in shared commits instead of one
+        commit per round trip, and still sees its acks in its own order.
+        """
+        answers: asyncio.Queue[asyncio.Future[Reply]] = asyncio.Queue(MAX_FRAMES_IN_FLIGHT)
+        answering = asyncio.create_task(self._answer_in_order(answers))
+        try:
+            while not self._closed and not answering.done():
+                raw = await self.socket.receive()
+                answer = await self._finish(self._take(raw))
+                self._in_flight.add(answer)
+                answer.add_done_callback(self._in_flight.discard)
+                await answers.put(answer)
+            await answering
+        finally:
+            answering.cancel()
+            await asyncio.gather(answering, return_exceptions=True)
+
+    async def _answer_in_order(self, answers: asyncio.Queue[asyncio.Future[Reply]]) -> None:
         while not self._closed:
-            raw = await self.socket.receive()
-            reply, revoked = await self._finish(self._handle(raw))
+            reply, revoked = await asyncio.shield(await answers.get())
             if revoked is not None:
                 await self.close(revoked.close_code, revoked)
                 return
             await self.send(reply)
 
-    async def _handle(self, raw: str | bytes) -> tuple[str, Unauthorized | None]:
-        """The frame answering ``raw`` (never raises), or the revocation noticed meanwhile."""
+    async def _take(self, raw: str | bytes) -> asyncio.Future[Reply]:
+        """Take a frame in; the future gives the frame answering it (never raises), or the
+        revocation noticed meanwhile."""
         agent = self.agent
         assert agent is not None
         envelope_id: str | None = None
@@ -333,34 +363,47 @@ class AgentSession:
                     code="unknown_type",
                     message=f"This hub does not know {envelope.type!r}; the frame was ignored.",
                 )
-                return hub_frame("warning", warning.wire(), **self._ws()), None
-            ack = await self._act(agent, envelope, payload)
-        except FrameRefused as refused:
-            return self._error_frame(refused.error, refused.envelope_id), None
-        except Unauthorized as error:
-            if error.code == "credential_revoked":
-                return "", error
-            return self._error_frame(error, envelope_id), None
-        except HubError as error:
-            return self._error_frame(error, envelope_id), None
+                return _settled((hub_frame("warning", warning.wire(), **self._ws()), None))
+            acting = self._act(agent, envelope, payload)
         except Exception as error:
-            fault = storage_fault(error)
-            if fault is not None:
-                # The database is down, read-only or full: the agent resends after this.
-                logger.warning("uplink %s not stored: %s", envelope_id, error)
-                return self._error_frame(fault, envelope_id), None
-            logger.exception("uplink %s of agent %s failed", envelope_id, agent.id)
-            return self._error_frame(
-                HubError("The hub could not process this frame."), envelope_id
-            ), None
+            return _settled(self._refusal(error, envelope_id))
+        return asyncio.ensure_future(self._acked(acting, envelope_id))
+
+    async def _acked(
+        self, acting: Coroutine[Any, Any, dict[str, Any]], envelope_id: str | None
+    ) -> Reply:
+        try:
+            ack = await acting
+        except Exception as error:
+            return self._refusal(error, envelope_id)
         return hub_frame("ack", ack, **self._ws()), None
+
+    def _refusal(self, error: Exception, envelope_id: str | None) -> Reply:
+        """The answer to a frame that failed: an error frame, or the revocation to close on."""
+        if isinstance(error, FrameRefused):
+            return self._error_frame(error.error, error.envelope_id), None
+        if isinstance(error, Unauthorized) and error.code == "credential_revoked":
+            return "", error
+        if isinstance(error, HubError):
+            return self._error_frame(error, envelope_id), None
+        fault = storage_fault(error)
+        if fault is not None:
+            # The database is down, read-only or full: the agent resends after this.
+            logger.warning("uplink %s not stored: %s", envelope_id, error)
+            return self._error_frame(fault, envelope_id), None
+        agent_id = self.agent.id if self.agent is not None else "(pairing)"
+        logger.error("uplink %s of agent %s failed", envelope_id, agent_id, exc_info=error)
+        failed = HubError("The hub could not process this frame.")
+        return self._error_frame(failed, envelope_id), None
 
     def _error_frame(self, error: HubError, envelope_id: str | None) -> str:
         return hub_frame("error", error_payload(error, envelope_id), **self._ws())
 
-    async def _act(self, agent: Agent, envelope: Envelope, payload: WireModel) -> dict[str, Any]:
-        if envelope.type == "agent.heartbeat":
-            return {"id": envelope.id, "duplicate": False}
+    def _act(
+        self, agent: Agent, envelope: Envelope, payload: WireModel
+    ) -> Coroutine[Any, Any, dict[str, Any]]:
+        """Do what the frame asks now (queue its event, publish a delta); the coroutine
+        gives its ``ack`` payload."""
         if envelope.type == "agent.hello":
             raise InvalidInput(
                 "This socket has said hello already.",
@@ -369,8 +412,9 @@ class AgentSession:
             )
         if isinstance(payload, MessageDelta):
             publish_delta(agent, envelope, payload, self.gateway.bus)
-            return {"id": envelope.id, "duplicate": False}
-        return await log_uplink(agent, envelope, payload)
+        if envelope.type == "agent.heartbeat" or isinstance(payload, MessageDelta):
+            return _unlogged(envelope.id)
+        return queue_uplink(agent, envelope, payload)
 
     async def _note_alive(self, *, heartbeat: bool) -> None:
         agent = self.agent
@@ -400,3 +444,13 @@ class AgentSession:
                 envelope.id,
                 ", ".join(names),
             )
+
+
+def _settled(reply: Reply) -> asyncio.Future[Reply]:
+    answer: asyncio.Future[Reply] = asyncio.get_running_loop().create_future()
+    answer.set_result(reply)
+    return answer
+
+
+async def _unlogged(envelope_id: str) -> dict[str, Any]:
+    return {"id": envelope_id, "duplicate": False}

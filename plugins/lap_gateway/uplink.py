@@ -12,12 +12,14 @@ The final ``message.create`` under the same ``messageId`` stores the whole text.
 
 from __future__ import annotations
 
+import asyncio
+from collections.abc import Coroutine
 from datetime import UTC, datetime
 from typing import Any
 
 from hub.core.bus import DEFAULT_BUS, EventBus, PublishedEvent
 from hub.core.errors import Forbidden, InvalidInput
-from hub.core.events import append_event
+from hub.core.events import AppendResult, queue_append
 from hub.core.ids import new_id
 from hub.core.models import Agent
 from hub.protocol.base import WireModel
@@ -62,13 +64,17 @@ def check_workspace(agent: Agent, envelope: Envelope) -> None:
         )
 
 
-async def log_uplink(agent: Agent, envelope: Envelope, payload: WireModel) -> dict[str, Any]:
-    """Append the event for a logged uplink type; returns the ``ack`` payload."""
+def queue_uplink(
+    agent: Agent, envelope: Envelope, payload: WireModel
+) -> Coroutine[Any, Any, dict[str, Any]]:
+    """Queue the event for a logged uplink type now; the returned coroutine gives the
+    ``ack`` payload once the event is durable. Queued in the order the frames came, so an
+    agent's events keep its order however many are in flight."""
     event_type = EVENT_TYPE_OF_UPLINK[envelope.type]
     body, task_id, conversation_id = _event_payload(envelope, payload)
     if isinstance(payload, TaskCreated):
         body["targetAgentId"] = agent.id  # an agent starts tasks for itself only
-    result = await append_event(
+    stored = queue_append(
         agent.workspace_id,
         event_type,
         body,
@@ -79,16 +85,24 @@ async def log_uplink(agent: Agent, envelope: Envelope, payload: WireModel) -> di
         task_id=task_id,
         correlation_id=envelope.correlation_id,
     )
+    return _ack(envelope.id, event_type, stored)
+
+
+async def _ack(
+    envelope_id: str, event_type: str, stored: asyncio.Future[AppendResult]
+) -> dict[str, Any]:
+    # Shielded: a session that ends meanwhile stops waiting, the write goes on.
+    result = await asyncio.shield(stored)
     ack: dict[str, Any] = {
-        "id": envelope.id,
+        "id": envelope_id,
         "sequence": result.sequence,
         "duplicate": result.duplicate,
     }
-    stored = result.event.payload
+    payload = result.event.payload
     if event_type == "interaction.requested":
-        ack["interactionId"] = (stored.get("interaction") or {}).get("id")
+        ack["interactionId"] = (payload.get("interaction") or {}).get("id")
     elif event_type in _CREATED_ID:
-        ack[_CREATED_ID[event_type]] = stored.get(_CREATED_ID[event_type])
+        ack[_CREATED_ID[event_type]] = payload.get(_CREATED_ID[event_type])
     return ack
 
 

@@ -266,3 +266,52 @@ async def test_a_second_socket_of_the_same_agent_replaces_the_first(
         assert (await second.downlink())["payload"]["task"]["id"] == task_id
     assert replaced["payload"]["code"] == "connection_replaced"
     assert closed.value.args[0] == 4409
+
+
+async def test_frames_in_flight_share_commits_and_are_answered_in_order(
+    app: QuartTestApp, workspace: Workspace
+) -> None:
+    """An agent that does not wait for each ack: its events keep its order (a task it
+    creates, then reports on, in the same burst), and its frames share commits."""
+    from hub.core.events import LOG_WRITES
+
+    agent, credential = await paired_agent(workspace)
+    conversation_id = new_id("conversation")
+    await append_event(
+        workspace.id,
+        "conversation.created",
+        {"conversationId": conversation_id, "title": "burst", "agentIds": [agent.id]},
+        actor="user:usr_owner",
+    )
+    batches_before = LOG_WRITES.batches_written
+    async with connected(app, credential) as raw:
+        sent = []
+        task_id = new_id("task")
+        sent.append(await raw.send("task.created", {"taskId": task_id, "title": "burst"}))
+        sent.append(await raw.send("task.accepted", {"taskId": task_id}))
+        for n in range(60):
+            sent.append(
+                await raw.send(
+                    "message.create", {"conversationId": conversation_id, "content": f"{n}"}
+                )
+            )
+            if n == 30:
+                sent.append(await raw.send("agent.heartbeat", {}))
+                sent.append(await raw.send("message.create", {"content": "no conversation"}))
+        sent.append(
+            await raw.send("task.status_changed", {"taskId": task_id, "status": "succeeded"})
+        )
+        answers = []
+        async with asyncio.timeout(20):
+            while len(answers) < len(sent):
+                frame = await raw.recv(20)
+                if frame["type"] in ("ack", "error"):
+                    answers.append(frame)
+    assert [a["payload"]["id"] for a in answers] == sent
+    refused = [a for a in answers if a["type"] == "error"]
+    assert [r["payload"]["code"] for r in refused] == ["conversation_required"]
+    sequences = [a["payload"]["sequence"] for a in answers if "sequence" in a["payload"]]
+    assert sequences == sorted(sequences)  # the log holds them in the order they were sent
+    assert (await Task.get(id=task_id)).status == TaskStatus.SUCCEEDED
+    assert await Message.filter(conversation_id=conversation_id).count() == 60
+    assert LOG_WRITES.batches_written - batches_before < 60
