@@ -23,6 +23,7 @@ guarantees hold for each workspace:
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
@@ -32,7 +33,7 @@ from typing import Any
 from tortoise.exceptions import IntegrityError
 from tortoise.transactions import in_transaction
 
-from hub.core import projection, relay
+from hub.core import batch_writes, projection, relay
 from hub.core.bus import DEFAULT_BUS, EventBus, PublishedEvent
 from hub.core.errors import InvalidInput, NotFound
 from hub.core.group_commit import GroupCommit, Request
@@ -177,7 +178,7 @@ async def _write_batch(workspace_id: Hashable, batch: list[Request[_Append]]) ->
                 str(workspace_id), [request.work for request in pending], together=together
             )
         except _Retry as retry:
-            if not retry.answers:  # one insert of them all failed: find which, one by one
+            if not retry.answers:  # a shared insert failed: find whose, one by one
                 together = False
                 continue
             for envelope_id, answer in list(retry.answers.items()):
@@ -207,9 +208,9 @@ async def _commit(
 ) -> list[AppendResult]:
     """One try at a batch: every append stored, or ``_Retry`` naming those to take out.
 
-    ``together`` inserts the batch's events in one statement at the end (no projection
-    reads the log table, so none misses them); otherwise each is inserted after its
-    projection, so a unique-key failure names its append.
+    ``together`` shares the batch's writes (``hub.core.batch_writes``): its events and
+    messages are inserted with one statement per table at the end. Otherwise each row is
+    inserted with its event, so a unique-key failure names its append.
     """
     unique = list(dict.fromkeys(append.envelope_id for append in appends))
     now = utcnow()
@@ -219,30 +220,37 @@ async def _commit(
         stored = await Event.filter(workspace_id=workspace_id, id__in=unique).using_db(connection)
         if stored:
             raise _Retry({event.id: AppendResult(event, duplicate=True) for event in stored})
-        made: dict[str, Event] = {}
-        results = []
-        for append in appends:
-            first = made.get(append.envelope_id)
-            if first is not None:  # a copy sent again before the first was answered
-                results.append(AppendResult(first, duplicate=True))
-                continue
-            sequence += 1
-            event = append.event(sequence, now)
-            try:
-                await projection.apply(event, connection)
-                if not together:
-                    await event.save(using_db=connection)
-            except Exception as error:
-                if storage_fault(error) is not None:
-                    raise  # the database failed, not this append: the batch fails
-                raise _Retry({append.envelope_id: error}) from error
-            made[event.id] = event
-            results.append(AppendResult(event, duplicate=False))
-        if together:
-            try:
-                await Event.bulk_create(list(made.values()), using_db=connection)
-            except IntegrityError as error:  # a copy stored by another process meanwhile
-                raise _Retry({}) from error
+        with batch_writes.sharing() if together else contextlib.nullcontext() as writes:
+            results = await _apply_all(appends, sequence, now, connection)
+            if writes is not None:
+                try:
+                    await writes.flush(connection)
+                except IntegrityError as error:  # a taken id: find out whose, one by one
+                    raise _Retry({}) from error
+    return results
+
+
+async def _apply_all(
+    appends: list[_Append], sequence: int, now: datetime, connection: Any
+) -> list[AppendResult]:
+    made: dict[str, Event] = {}
+    results = []
+    for append in appends:
+        first = made.get(append.envelope_id)
+        if first is not None:  # a copy sent again before the first was answered
+            results.append(AppendResult(first, duplicate=True))
+            continue
+        sequence += 1
+        event = append.event(sequence, now)
+        try:
+            await projection.apply(event, connection)
+            await batch_writes.insert(event, connection)
+        except Exception as error:
+            if storage_fault(error) is not None:
+                raise  # the database failed, not this append: the batch fails
+            raise _Retry({append.envelope_id: error}) from error
+        made[event.id] = event
+        results.append(AppendResult(event, duplicate=False))
     return results
 
 

@@ -19,7 +19,14 @@ from typing import Any
 from pydantic import ValidationError
 from tortoise.exceptions import IntegrityError
 
-from hub.core import agent_lifecycle, member_changes, notifications, policies, votes
+from hub.core import (
+    agent_lifecycle,
+    batch_writes,
+    member_changes,
+    notifications,
+    policies,
+    votes,
+)
 from hub.core.errors import (
     AlreadyDecided,
     Conflict,
@@ -155,35 +162,37 @@ async def _conversation_created(event: Event, connection: Connection) -> None:
 
 @handles("message.created")
 async def _message_created(event: Event, connection: Connection) -> None:
-    # The busiest event of all: two statements. The update finds the conversation (in
-    # this workspace) and the unique key finds a taken message id, instead of a look first.
+    # The busiest event of all, so its writes are shared within a group commit (see
+    # hub.core.batch_writes). The update finds the conversation (in this workspace), once
+    # per batch; the primary key finds a taken message id, instead of a look first.
     payload = event.payload
     conversation_id = payload.get("conversationId") or event.conversation_id
     message_id = _require(payload, "messageId")
-    touched = (
-        await Conversation.filter(id=conversation_id, workspace_id=event.workspace_id)
-        .using_db(connection)
-        .update(updated_at=event.recorded_at)
-    )
-    if not touched:
-        raise NotFound(
-            f"Conversation {conversation_id} does not exist in this workspace.",
-            code="conversation_not_found",
+    if batch_writes.once(("conversation active", conversation_id, event.recorded_at)):
+        touched = (
+            await Conversation.filter(id=conversation_id, workspace_id=event.workspace_id)
+            .using_db(connection)
+            .update(updated_at=event.recorded_at)
         )
+        if not touched:
+            raise NotFound(
+                f"Conversation {conversation_id} does not exist in this workspace.",
+                code="conversation_not_found",
+            )
     target = payload.get("targetAgentId")
+    message = Message(
+        id=message_id,
+        workspace_id=event.workspace_id,
+        conversation_id=conversation_id,
+        author=event.actor,
+        content=payload.get("content") or "",
+        attachments=list(payload.get("attachments") or []),
+        target_agent_id=target,
+        task_id=payload.get("taskId") or event.task_id,
+        created_at=event.recorded_at,
+    )
     try:
-        await Message.create(
-            using_db=connection,
-            id=message_id,
-            workspace_id=event.workspace_id,
-            conversation_id=conversation_id,
-            author=event.actor,
-            content=payload.get("content") or "",
-            attachments=list(payload.get("attachments") or []),
-            target_agent_id=target,
-            task_id=payload.get("taskId") or event.task_id,
-            created_at=event.recorded_at,
-        )
+        await batch_writes.insert(message, connection)
     except IntegrityError:
         # The append's transaction rolls back (on PostgreSQL it must: the error ended it).
         raise Conflict(f"Message id {message_id} is taken.", code="id_in_use") from None

@@ -190,3 +190,31 @@ async def test_subscribers_see_each_event_once_in_order(workspace: Workspace) ->
     )
     seen = [(await subscription.get()).sequence for _ in range(51)]
     assert seen == list(range(1, 52))
+
+
+async def test_a_taken_message_id_in_a_shared_insert_is_named_and_refused_alone(
+    workspace: Workspace,
+) -> None:
+    """Messages are inserted together when the batch ends; when that insert meets a taken
+    id, the batch is written again one by one, so only the offender is refused."""
+    from hub.core.errors import Conflict
+
+    conversation_id = await conversation(workspace)
+    clash = append_event(
+        workspace.id,
+        "message.created",
+        {"messageId": "msg-3", "conversationId": conversation_id, "content": "same id"},
+        actor="agent:agt_x",
+        envelope_id="env-clash",
+    )
+    results = await asyncio.gather(
+        *(message(workspace, conversation_id, n) for n in range(6)),
+        clash,
+        return_exceptions=True,
+    )
+    refused = results[6]
+    assert isinstance(refused, Conflict) and refused.code == "id_in_use"
+    assert all(isinstance(r, AppendResult) for r in results[:6])
+    assert await Message.filter(workspace_id=workspace.id).count() == 6
+    assert (await Message.get(id="msg-3")).content == "line 3"
+    assert [e.sequence for e in await events_after(workspace.id, 0)] == list(range(1, 8))
