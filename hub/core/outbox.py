@@ -32,8 +32,8 @@ from datetime import datetime, timedelta
 from enum import StrEnum
 
 from tortoise.expressions import Q
-from tortoise.transactions import in_transaction
 
+from hub.core.claims import claim
 from hub.core.events import utcnow
 from hub.core.notification_models import Notification, NotificationKind, NotificationStatus
 
@@ -138,25 +138,17 @@ class OutboxWorker:
 
     async def _claim(self) -> list[Notification]:
         now = utcnow()
-        async with in_transaction() as connection:
-            rows = (
-                await Notification.filter(
-                    Q(claimed_until=None) | Q(claimed_until__lt=now),
-                    status=NotificationStatus.PENDING,
-                    next_attempt_at__lte=now,
-                )
-                .using_db(connection)
-                .order_by("next_attempt_at", "id")
-                .limit(self.batch_size)
-                .select_for_update(skip_locked=True)
-            )
-            if rows:
-                await (
-                    Notification.filter(id__in=[r.id for r in rows])
-                    .using_db(connection)
-                    .update(claimed_until=now + timedelta(seconds=self.lease_s))
-                )
-        return list(rows)
+        due = Notification.filter(
+            Q(claimed_until=None) | Q(claimed_until__lt=now),
+            status=NotificationStatus.PENDING,
+            next_attempt_at__lte=now,
+        )
+        return await claim(
+            due,
+            order=("next_attempt_at", "id"),
+            limit=self.batch_size,
+            lease={"claimed_until": now + timedelta(seconds=self.lease_s)},
+        )
 
     async def _deliver_one(self, row: Notification) -> None:
         updates = (NotificationKind.DECIDED, NotificationKind.UPDATED)

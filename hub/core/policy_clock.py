@@ -28,10 +28,9 @@ import logging
 from collections.abc import Callable
 from datetime import datetime, timedelta
 
-from tortoise.transactions import in_transaction
-
 from hub.core import votes
 from hub.core.bus import DEFAULT_BUS, PublishedEvent
+from hub.core.claims import claim
 from hub.core.errors import HubError
 from hub.core.events import append_event, utcnow
 from hub.core.models import Interaction, InteractionStatus, Membership, Role
@@ -234,21 +233,13 @@ class PolicyClock:
         )
 
     async def _claim(self, now: datetime) -> list[Interaction]:
-        async with in_transaction() as connection:
-            rows = (
-                await Interaction.filter(status=InteractionStatus.PENDING, policy_due_at__lte=now)
-                .using_db(connection)
-                .order_by("policy_due_at", "id")
-                .limit(self.batch_size)
-                .select_for_update(skip_locked=True)
-            )
-            if rows:
-                await (
-                    Interaction.filter(id__in=[r.id for r in rows])
-                    .using_db(connection)
-                    .update(policy_due_at=now + timedelta(seconds=self.lease_s))
-                )
-        return list(rows)
+        due = Interaction.filter(status=InteractionStatus.PENDING, policy_due_at__lte=now)
+        return await claim(
+            due,
+            order=("policy_due_at", "id"),
+            limit=self.batch_size,
+            lease={"policy_due_at": now + timedelta(seconds=self.lease_s)},
+        )
 
 
 __all__ = ["PolicyClock", "expiry_outcome", "resolve_if_decided", "take_due_step"]
