@@ -28,7 +28,7 @@ from tortoise.expressions import Subquery
 
 from hub.core.agent_lifecycle import credential_revoked
 from hub.core.errors import Conflict, HubError
-from hub.core.events import append_event, utcnow
+from hub.core.events import AppendResult, append_event, queue_append, utcnow
 from hub.core.models import Agent, AgentStatus, Task
 from hub.core.storage_faults import storage_fault
 from hub.core.task_states import TaskStatus
@@ -118,25 +118,32 @@ class PresenceSweeper:
         silent = await Agent.filter(
             status=AgentStatus.ONLINE, last_heartbeat_at__lt=now - self.offline_after
         ).limit(_BATCH)
-        for agent in silent:
-            last = agent.last_heartbeat_at
-            assert last is not None  # an online agent has had a heartbeat
-            try:
-                await append_event(
-                    agent.workspace_id,
-                    "agent.offline",
-                    {
-                        "agentId": agent.id,
-                        "name": agent.name,
-                        "lastHeartbeatAt": iso(last),
-                        "missedHeartbeats": MISSED_HEARTBEATS_FOR_OFFLINE,
-                    },
-                    actor="system",
-                    envelope_id=f"offline-{agent.id}-{int(last.timestamp() * 1_000_000)}",
-                )
-            except Conflict:  # it came back, or another sweeper was first
+        # Queued together, so a hundred agents gone at once share a commit or two.
+        queued = [self._offline_event(agent) for agent in silent]
+        outcomes = await asyncio.gather(*queued, return_exceptions=True)
+        for agent, outcome in zip(silent, outcomes, strict=True):
+            if isinstance(outcome, Conflict):  # it came back, or another sweeper was first
                 continue
+            if isinstance(outcome, BaseException):
+                raise outcome
             report.offline.append(agent.id)
+
+    @staticmethod
+    def _offline_event(agent: Agent) -> asyncio.Future[AppendResult]:
+        last = agent.last_heartbeat_at
+        assert last is not None  # an online agent has had a heartbeat
+        return queue_append(
+            agent.workspace_id,
+            "agent.offline",
+            {
+                "agentId": agent.id,
+                "name": agent.name,
+                "lastHeartbeatAt": iso(last),
+                "missedHeartbeats": MISSED_HEARTBEATS_FOR_OFFLINE,
+            },
+            actor="system",
+            envelope_id=f"offline-{agent.id}-{int(last.timestamp() * 1_000_000)}",
+        )
 
     async def _fail_unreachable(self, now: datetime, report: SweepReport) -> None:
         unreachable = Agent.filter(
