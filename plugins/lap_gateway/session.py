@@ -89,6 +89,7 @@ class AgentSession:
         self._last_presence = 0.0
         self._inflight: asyncio.Future[Any] | None = None
         self._in_flight: set[asyncio.Future[Reply]] = set()  # frames taken in, not answered
+        self._last_answer: asyncio.Future[Reply] | None = None
 
     # --- sending and closing ---------------------------------------------------------------
 
@@ -324,6 +325,7 @@ class AgentSession:
             while not self._closed and not answering.done():
                 raw = await self.socket.receive()
                 answer = await self._finish(self._take(raw))
+                self._last_answer = answer
                 self._in_flight.add(answer)
                 answer.add_done_callback(self._in_flight.discard)
                 await answers.put(answer)
@@ -411,10 +413,24 @@ class AgentSession:
                 hint="Reconnect to start a new session.",
             )
         if isinstance(payload, MessageDelta):
-            publish_delta(agent, envelope, payload, self.gateway.bus)
-        if envelope.type == "agent.heartbeat" or isinstance(payload, MessageDelta):
+            return self._delta_in_turn(agent, envelope, payload, self._last_answer)
+        if envelope.type == "agent.heartbeat":
             return _unlogged(envelope.id)
         return queue_uplink(agent, envelope, payload)
+
+    async def _delta_in_turn(
+        self,
+        agent: Agent,
+        envelope: Envelope,
+        delta: MessageDelta,
+        before: asyncio.Future[Reply] | None,
+    ) -> dict[str, Any]:
+        """Publish streaming text once the agent's earlier frames are stored and published,
+        so readers see its events in the order it sent them, live text included."""
+        if before is not None:
+            await asyncio.wait([before])
+        publish_delta(agent, envelope, delta, self.gateway.bus)
+        return await _unlogged(envelope.id)
 
     async def _note_alive(self, *, heartbeat: bool) -> None:
         agent = self.agent

@@ -284,6 +284,7 @@ async def test_frames_in_flight_share_commits_and_are_answered_in_order(
         actor="user:usr_owner",
     )
     batches_before = LOG_WRITES.batches_written
+    published = DEFAULT_BUS.subscribe(workspace.id)
     async with connected(app, credential) as raw:
         sent = []
         task_id = new_id("task")
@@ -296,6 +297,8 @@ async def test_frames_in_flight_share_commits_and_are_answered_in_order(
                 )
             )
             if n == 30:
+                delta = {"messageId": "streaming", "conversationId": conversation_id, "delta": "…"}
+                sent.append(await raw.send("message.delta", delta))
                 sent.append(await raw.send("agent.heartbeat", {}))
                 sent.append(await raw.send("message.create", {"content": "no conversation"}))
         sent.append(
@@ -315,3 +318,10 @@ async def test_frames_in_flight_share_commits_and_are_answered_in_order(
     assert (await Task.get(id=task_id)).status == TaskStatus.SUCCEEDED
     assert await Message.filter(conversation_id=conversation_id).count() == 60
     assert LOG_WRITES.batches_written - batches_before < 60
+    # Live text keeps its place too: after the messages sent before it, before the next.
+    order = []
+    while (event := published.get_nowait()) is not None:
+        if event.type in ("message.created", "message.delta"):
+            order.append(event.envelope["payload"].get("content", "delta"))
+    published.close()
+    assert order.index("delta") == order.index("30") + 1
