@@ -169,7 +169,9 @@ async def _write_batch(workspace_id: Hashable, batch: list[Request[_Append]]) ->
 
     An append its projection refuses, or one the log already holds, is answered and taken
     out, and the rest are tried again: a refusal must not cost its neighbours, and the
-    sequences stay gap-free. Each try takes out at least one append, so this ends.
+    sequences stay gap-free. Each try takes out at least one append (but one, which stops
+    sharing inserts to find whose failed), so this ends. A failure of the database itself
+    fails every append still pending: none of them was stored.
     """
     pending, together = batch, True
     while pending:
@@ -195,6 +197,10 @@ async def _write_batch(workspace_id: Hashable, batch: list[Request[_Append]]) ->
                     request.fail(given)
             pending = [r for r in pending if r.work.envelope_id not in retry.answers]
             continue
+        except Exception as error:  # the database failed: nothing was stored
+            for request in pending:
+                request.fail(error)
+            return
         for request, result in zip(pending, results, strict=True):
             request.settle(result)
         for request, result in zip(pending, results, strict=True):

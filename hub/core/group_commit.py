@@ -76,6 +76,9 @@ class GroupCommit(Generic[T]):
         if lane is None:
             lane = lanes[key] = _Lane()
         request: Request[T] = Request(work)
+        # A caller may stop waiting (a socket that closed); its failure is then nobody's
+        # to read, and asyncio would log it as "never retrieved".
+        request.future.add_done_callback(_mark_seen)
         lane.waiting.append(request)
         if lane.writer is None:
             lane.writer = loop.create_task(self._drain(key, lane, lanes))
@@ -110,6 +113,11 @@ class GroupCommit(Generic[T]):
             lane.writer = None
             if not lane.waiting and lanes.get(key) is lane:
                 del lanes[key]
+
+
+def _mark_seen(future: asyncio.Future[Any]) -> None:
+    if not future.cancelled():
+        future.exception()
 
 
 @dataclass(eq=False)
