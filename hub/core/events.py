@@ -167,13 +167,17 @@ def queue_append(
 async def _write_batch(workspace_id: Hashable, batch: list[Request[_Append]]) -> None:
     """Commit a batch of appends to one workspace's log in one transaction.
 
-    An append its projection refuses, or one the log already holds, is answered and taken
-    out, and the rest are tried again: a refusal must not cost its neighbours, and the
-    sequences stay gap-free. Each try takes out at least one append (but one, which stops
-    sharing inserts to find whose failed), so this ends. A failure of the database itself
-    fails every append still pending: none of them was stored.
+    An append its projection refuses, or one the log already holds, is taken out and the
+    rest are tried again: a refusal must not cost its neighbours, and the sequences stay
+    gap-free. Each try takes out at least one append (but one, which stops sharing inserts
+    to find whose failed), so this ends. Answers are given only once the batch is
+    committed: a refusal may rest on the effects of appends before it in the batch (the
+    second answer to a card meets the first), and its caller reads the hub's state next.
+    A failure of the database itself fails every append still pending, and every refusal:
+    what they met was never stored.
     """
     pending, together = batch, True
+    held: list[tuple[Request[_Append], AppendResult | Exception]] = []
     while pending:
         try:
             results = await _commit(
@@ -189,24 +193,34 @@ async def _write_batch(workspace_id: Hashable, batch: list[Request[_Append]]) ->
                     stored = await _find(str(workspace_id), envelope_id)
                     if stored is not None:
                         retry.answers[envelope_id] = AppendResult(stored, duplicate=True)
-            for request in pending:
-                given = retry.answers.get(request.work.envelope_id)
-                if isinstance(given, AppendResult):
-                    request.settle(given)
-                elif given is not None:
-                    request.fail(given)
+            held += [
+                (r, retry.answers[r.work.envelope_id])
+                for r in pending
+                if r.work.envelope_id in retry.answers
+            ]
             pending = [r for r in pending if r.work.envelope_id not in retry.answers]
             continue
         except Exception as error:  # the database failed: nothing was stored
             for request in pending:
                 request.fail(error)
+            for request, answer in held:
+                _answer(request, answer if isinstance(answer, AppendResult) else error)
             return
         for request, result in zip(pending, results, strict=True):
             request.settle(result)
         for request, result in zip(pending, results, strict=True):
             if not result.duplicate:
                 request.work.bus.publish(to_published(result.event))
-        return
+        break
+    for request, answer in held:
+        _answer(request, answer)
+
+
+def _answer(request: Request[_Append], answer: AppendResult | Exception) -> None:
+    if isinstance(answer, AppendResult):
+        request.settle(answer)
+    else:
+        request.fail(answer)
 
 
 async def _commit(

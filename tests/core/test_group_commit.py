@@ -218,3 +218,31 @@ async def test_a_taken_message_id_in_a_shared_insert_is_named_and_refused_alone(
     assert await Message.filter(workspace_id=workspace.id).count() == 6
     assert (await Message.get(id="msg-3")).content == "line 3"
     assert [e.sequence for e in await events_after(workspace.id, 0)] == list(range(1, 8))
+
+
+async def test_a_refusal_is_answered_only_after_what_it_met_is_committed(
+    workspace: Workspace,
+) -> None:
+    """The second answer to a card meets the first in the same batch; its caller reads the
+    card next, so it must not hear before the first is stored (nor at all, if it is not)."""
+    from hub.core.events import queue_append
+
+    conversation_id = await conversation(workspace)
+
+    def same_message(envelope_id: str) -> asyncio.Future[AppendResult]:
+        return queue_append(
+            workspace.id,
+            "message.created",
+            {"messageId": "msg-once", "conversationId": conversation_id, "content": envelope_id},
+            actor="agent:agt_x",
+            envelope_id=envelope_id,
+        )
+
+    first, second = same_message("env-a"), same_message("env-b")
+    first_was_answered: list[bool] = []
+    second.add_done_callback(lambda _: first_was_answered.append(first.done()))
+    assert (await first).sequence == 2
+    with pytest.raises(Exception, match="taken"):
+        await second
+    await asyncio.sleep(0)  # done callbacks run on the loop's next turn
+    assert first_was_answered == [True]
