@@ -16,8 +16,10 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
+import asyncpg
 from tortoise import Tortoise
 from tortoise.backends.base.client import TransactionContextPooled
+from tortoise.backends.base.config_generator import expand_db_url
 from tortoise.backends.sqlite.client import SqliteTransactionContext
 from tortoise.connection import get_connections
 from tortoise.context import TortoiseContext
@@ -48,9 +50,32 @@ def normalise_url(url: str) -> str:
     return urlunsplit(parts._replace(query=urlencode(query)))
 
 
+class _PooledConnection(asyncpg.Connection):  # type: ignore[misc]
+    """A PostgreSQL connection given back to the pool without a reset query.
+
+    asyncpg resets every connection it takes back (``UNLISTEN *``, ``RESET ALL``, closing
+    cursors, releasing advisory locks): one more round trip per query made outside a
+    transaction, and per transaction. The hub leaves none of that behind on pooled
+    connections (it listens and takes its migration lock on connections of their own), so
+    the reset is only the part asyncpg always does: ending a transaction left open.
+    """
+
+    def get_reset_query(self) -> str:
+        return ""
+
+
+def _connection(database_url: str) -> str | dict[str, Any]:
+    url = normalise_url(database_url)
+    if not url.startswith(("postgres://", "postgresql://")):
+        return url
+    config = expand_db_url(url)
+    config["credentials"]["connection_class"] = _PooledConnection
+    return config
+
+
 def tortoise_config(database_url: str) -> dict[str, Any]:
     return {
-        "connections": {"default": normalise_url(database_url)},
+        "connections": {"default": _connection(database_url)},
         "apps": {
             "models": {
                 "models": [
@@ -83,17 +108,17 @@ async def migrate(database_url: str, target: str | None = None) -> None:
         async with TortoiseContext():
             config = tortoise_config(database_url)
             if not database_url.startswith("sqlite://"):
-                await _migrate_under_advisory_lock(config, target)
+                await _migrate_under_advisory_lock(database_url, config, target)
             else:
                 await run_migrations(config=config, target=target)
 
 
-async def _migrate_under_advisory_lock(config: dict[str, Any], target: str | None) -> None:
-    import asyncpg
-
+async def _migrate_under_advisory_lock(
+    database_url: str, config: dict[str, Any], target: str | None
+) -> None:
     # A session-level advisory lock on its own connection: held while the migration runs
     # on Tortoise's connections, released when this connection closes.
-    url = config["connections"]["default"].replace("postgres://", "postgresql://", 1)
+    url = database_url.replace("postgres://", "postgresql://", 1)
     url = urlunsplit(urlsplit(url)._replace(query=""))
     lock_conn = await asyncpg.connect(url)
     try:
