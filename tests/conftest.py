@@ -1,5 +1,6 @@
 """Fixtures shared by every test: a fresh migrated database per test, on SQLite or
-PostgreSQL (``LINEUP_TEST_DATABASE_URL``), and a workspace factory."""
+PostgreSQL (``LINEUP_TEST_DATABASE_URL``), a workspace factory, and the channels' real
+local peers (an SMTP server and a Telegram Bot API server)."""
 
 from __future__ import annotations
 
@@ -8,12 +9,16 @@ import os
 import socket
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
 from hub.core.accounts import create_user
 from hub.core.models import User, Workspace
 from hub.testing import TestDatabases, opened, temporary_directory, test_postgres_url
+
+if TYPE_CHECKING:
+    from tests.channels.peers import BotApiPeer, SmtpPeer
 
 
 def pytest_report_header() -> str:
@@ -83,6 +88,28 @@ async def workspace(make_user) -> Workspace:  # type: ignore[no-untyped-def]
 def tmp_data_dir(tmp_path: Path) -> Path:
     os.environ.setdefault("LINEUP_SECRET_KEY", "test-secret-key-" + "x" * 32)
     return tmp_path
+
+
+@pytest.fixture
+async def smtp() -> AsyncIterator[SmtpPeer]:
+    """An SMTP server on loopback that keeps every message it receives."""
+    from tests.channels.peers import SmtpPeer  # here: tests without peers never load Quart
+
+    peer = SmtpPeer()
+    peer.start()
+    yield peer
+    peer.stop()
+
+
+@pytest.fixture
+async def bot_api() -> AsyncIterator[BotApiPeer]:
+    """A Telegram Bot API server on loopback, served by the test's event loop."""
+    from tests.channels.peers import BotApiPeer
+
+    peer = BotApiPeer()
+    await peer.start()
+    yield peer
+    await peer.stop()
 
 
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:

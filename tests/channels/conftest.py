@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Callable
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -22,26 +22,10 @@ from hub.core.models import Agent, AgentStatus, User, Workspace
 from hub.core.outbox import RetryPolicy
 from hub.testing import eventually
 from hub.web.app import create_app
-from tests.channels.peers import BotApiPeer, SmtpPeer
+from tests.channels.peers import BotApiPeer
 
 FAST_RETRY = RetryPolicy(first_delay_s=0.05, max_delay_s=0.4, jitter=0.0)
 PUBLIC_URL = "http://hub.test"
-
-
-@pytest.fixture
-async def smtp() -> AsyncIterator[SmtpPeer]:
-    peer = SmtpPeer()
-    peer.start()
-    yield peer
-    peer.stop()
-
-
-@pytest.fixture
-async def bot_api() -> AsyncIterator[BotApiPeer]:
-    peer = BotApiPeer()
-    await peer.start()
-    yield peer
-    await peer.stop()
 
 
 @dataclass

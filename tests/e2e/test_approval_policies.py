@@ -33,14 +33,6 @@ ADA_TELEGRAM = 6161
 
 
 @pytest.fixture
-async def bot_api() -> AsyncIterator[BotApiPeer]:
-    peer = BotApiPeer()
-    await peer.start()
-    yield peer
-    await peer.stop()
-
-
-@pytest.fixture
 async def hub(db: str, tmp_path: Path, bot_api: BotApiPeer) -> AsyncIterator[LiveHub]:
     env = {"LINEUP_TELEGRAM_BOT_TOKEN": bot_api.token, "LINEUP_TELEGRAM_API_URL": bot_api.url}
     async with live_hub(db, tmp_path / "hub", **env) as running:

@@ -33,22 +33,6 @@ _CSRF = re.compile(r'name="csrf_token" value="([^"]+)"')
 
 
 @pytest.fixture
-async def smtp() -> AsyncIterator[SmtpPeer]:
-    peer = SmtpPeer()
-    peer.start()
-    yield peer
-    peer.stop()
-
-
-@pytest.fixture
-async def bot_api() -> AsyncIterator[BotApiPeer]:
-    peer = BotApiPeer()
-    await peer.start()
-    yield peer
-    await peer.stop()
-
-
-@pytest.fixture
 async def hub(
     db: str, tmp_path: Path, smtp: SmtpPeer, bot_api: BotApiPeer
 ) -> AsyncIterator[LiveHub]:

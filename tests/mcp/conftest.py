@@ -83,14 +83,6 @@ async def live_hub(database_url: str, data_dir: Path, **env: str) -> AsyncIterat
 
 
 @pytest.fixture
-async def bot_api() -> AsyncIterator[BotApiPeer]:
-    peer = BotApiPeer()
-    await peer.start()
-    yield peer
-    await peer.stop()
-
-
-@pytest.fixture
 async def hub(db: str, tmp_path: Path, bot_api: BotApiPeer) -> AsyncIterator[LiveHub]:
     async with live_hub(
         db,

@@ -7,6 +7,7 @@ core's services, and drives everything a person does through the JSON API over H
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import os
 import signal
@@ -99,7 +100,11 @@ def stacks_of(process: HubProcess) -> str:
 
 @contextlib.asynccontextmanager
 async def live_hub(database_url: str, data_dir: Path, **env: str) -> AsyncIterator[LiveHub]:
-    """A hub process on ``database_url`` (opened in this process too) with one person."""
+    """A hub process on ``database_url`` (opened in this process too) with one person.
+
+    It is started and stopped off the event loop: peers this loop serves (a Bot API server)
+    are called by the hub while it starts, and once more while it stops (the Telegram
+    updater marks what it fetched), and a blocked loop would leave that call to time out."""
     user, workspace = await create_user("owner@example.com", "correct horse", "Owner")
     _, token = await create_api_token(user, "tests")
     settings = {
@@ -109,11 +114,11 @@ async def live_hub(database_url: str, data_dir: Path, **env: str) -> AsyncIterat
         **env,
     }
     process = HubProcess(database_url, data_dir, **settings)
-    process.start()
+    await asyncio.to_thread(process.start)
     try:
         async with httpx.AsyncClient(
             base_url=process.url, headers={"Authorization": f"Bearer {token}"}, timeout=30
         ) as http:
             yield LiveHub(process, workspace.id, user.id, http)
     finally:
-        process.stop()
+        await asyncio.to_thread(process.stop)

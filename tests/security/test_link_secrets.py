@@ -8,13 +8,13 @@ import re
 
 import pytest
 
-from tests.channels.conftest import eventually, make_hub, smtp  # noqa: F401 - fixtures
+from tests.channels.conftest import eventually, make_hub  # noqa: F401 - fixtures
 from tests.channels.peers import SmtpPeer
 
 
 async def test_email_link_secrets_are_never_logged(
     make_hub,  # noqa: F811
-    smtp: SmtpPeer,  # noqa: F811
+    smtp: SmtpPeer,
     caplog: pytest.LogCaptureFixture,
 ) -> None:  # type: ignore[no-untyped-def]
     caplog.set_level(logging.DEBUG)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import asyncio
 from collections import Counter
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
@@ -32,21 +32,16 @@ REGIONS = ("Canary", "Europe", "Asia", "US", "Africa")
 
 
 @pytest.fixture
-async def bot_api() -> AsyncIterator[BotApiPeer]:
-    peer = BotApiPeer()
-    await peer.start()
-    yield peer
-    await peer.stop()
-
-
-@pytest.fixture
-def hub(database_url: str, tmp_path: Path, bot_api: BotApiPeer) -> Iterator[HubProcess]:
+async def hub(database_url: str, tmp_path: Path, bot_api: BotApiPeer) -> AsyncIterator[HubProcess]:
+    # Started and stopped off the event loop, which serves the Bot API the hub calls then.
     env = {"LINEUP_TELEGRAM_BOT_TOKEN": bot_api.token, "LINEUP_TELEGRAM_API_URL": bot_api.url}
-    with HubProcess(database_url, tmp_path / "hub", **env) as process:
-        try:
-            yield process
-        finally:
-            print(process.log()[-4000:])  # shown by pytest only when the test fails
+    process = HubProcess(database_url, tmp_path / "hub", **env)
+    await asyncio.to_thread(process.start)
+    try:
+        yield process
+    finally:
+        print(process.log()[-4000:])  # shown by pytest only when the test fails
+        await asyncio.to_thread(process.stop)
 
 
 class Deployer:
