@@ -30,6 +30,7 @@ from hub.web import (
     pages,
     path_ids,
     security_headers,
+    text_input,
 )
 
 logger = logging.getLogger(__name__)
@@ -53,6 +54,7 @@ def create_app(settings: Settings | None = None, **overrides: Any) -> Quart:
     errors.init_app(app)
     security_headers.init_app(app)
     path_ids.init_app(app)
+    text_input.init_app(app)
     health.init_app(app)
     pages.init_app(app)
     api.init_app(app, settings)

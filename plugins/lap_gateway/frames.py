@@ -20,6 +20,7 @@ from hub.core.events import utcnow
 from hub.core.ids import new_id
 from hub.protocol.base import WireModel
 from hub.protocol.lap import MAX_FRAME_BYTES, PROTOCOL_VERSION, UPLINK_PAYLOADS, Envelope
+from hub.protocol.text import NUL, refuse_nul
 
 logger = logging.getLogger(__name__)
 
@@ -86,6 +87,12 @@ def read_envelope(raw: str | bytes | None) -> Envelope:
             )
         )
     claimed_id = data.get("id") if isinstance(data.get("id"), str) else None
+    try:
+        refuse_nul(data, "frame")
+    except InvalidInput as error:
+        # Named in the error frame only if the id itself is clean, so the sender can settle it.
+        usable_id = claimed_id if claimed_id and NUL not in claimed_id else None
+        raise FrameRefused(error, usable_id) from None
     try:
         return Envelope.model_validate(data)
     except ValidationError as error:

@@ -22,6 +22,7 @@ from quart_schema import document_querystring, document_request
 
 from hub.core.errors import InvalidInput
 from hub.core.idempotency import MAX_KEY_LENGTH
+from hub.protocol.text import refuse_nul
 from hub.web.identity import current_caller, member_of
 
 IDEMPOTENCY_HEADER = "Idempotency-Key"
@@ -108,6 +109,7 @@ def json_body(
                     data = {}
                 if not isinstance(data, dict):
                     raise MalformedBody("The body must be a JSON object.")
+                refuse_nul(data, "request body")
             return await view(*args, body=validated(model, data), **kwargs)
 
         return document_request(model)(wrapper)
