@@ -509,7 +509,7 @@ def verdicts(runs: list[dict[str, Any]]) -> str:
 
 
 def machine_lines(machine: dict[str, Any]) -> str:
-    keys = ("when", "cpu", "cpus", "ram", "python", "platform", "postgres", "profile")
+    keys = ("when", "cpu", "cpus", "ram", "python", "platform", "postgres", "profile", "took")
     return "\n".join(f"- {key}: {machine[key]}" for key in keys if machine.get(key))
 
 
@@ -552,6 +552,7 @@ def main() -> int:
         return 0
     backends = ["sqlite"] + (["postgres"] if os.environ.get("LINEUP_TEST_DATABASE_URL") else [])
     runs = []
+    started = time.monotonic()
     for backend in backends:
         out = args.json.with_name(f"results-{backend}.json")
         command = [
@@ -569,10 +570,16 @@ def main() -> int:
         out.unlink()
         # Written after each backend, so a later failure keeps what was measured.
         results = {"machine": _machine(args.quick, args.only, runs), "runs": runs}
+        results["machine"]["took"] = _minutes(time.monotonic() - started)
         args.json.write_text(json.dumps(results, indent=2))
     print(report(results))
     print(f"\nwritten to {args.json}; reprint with: python -m benchmarks.run --report {args.json}")
     return 0
+
+
+def _minutes(seconds: float) -> str:
+    """How long the run took, e.g. "8 min 12 s" (the full profile should stay within 10)."""
+    return f"{int(seconds // 60)} min {int(seconds % 60)} s"
 
 
 def _machine(quick: bool, only: list[str] | None, runs: list[dict[str, Any]]) -> dict[str, Any]:
