@@ -12,7 +12,9 @@ agent or an SMTP server is not the database being down.
 
 from __future__ import annotations
 
-from hub.core.errors import Unavailable
+from tortoise.exceptions import ValidationError
+
+from hub.core.errors import InvalidInput, Unavailable
 
 # Lower-case fragments of driver messages, and what they mean for a person.
 _READ_ONLY = ("attempt to write a readonly database", "readonly database")
@@ -86,3 +88,18 @@ def _raised_by_database(error: BaseException) -> bool:
             return True
         frame = frame.tb_next
     return False
+
+
+def refused_value(error: BaseException) -> InvalidInput | None:
+    """The caller's error for a value the ORM refused to put in a query or a row, or None.
+
+    Ids and fields that arrive in bodies and frames are checked by their schemas; one that
+    slips through (an id longer than any id, say) is still the caller's input that does not
+    fit, not a failure of the hub, and changes nothing."""
+    if not isinstance(error, ValidationError):
+        return None
+    return InvalidInput(
+        f"A value sent does not fit where it goes ({error}).",
+        code="value_does_not_fit",
+        hint="Check the ids and the lengths of the fields sent.",
+    )

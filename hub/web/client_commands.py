@@ -31,6 +31,7 @@ from hub.core.events import PROTOCOL_VERSION
 from hub.core.idempotency import envelope_id_for
 from hub.core.interactions import interaction_detail, respond_to_interaction
 from hub.core.models import Event, Membership, Role
+from hub.core.storage_faults import refused_value, storage_fault
 from hub.core.tasks import MAX_DESCRIPTION_LENGTH, MAX_REASON_LENGTH, create_task, request_cancel
 from hub.core.views import task_view
 from hub.protocol.interactions import MAX_COMMENT_LENGTH, OptionId
@@ -192,9 +193,11 @@ async def handle_frame(raw: str | bytes, caller: Caller, membership: Membership)
         sequence = await _logged_sequence(command, kind.purpose(body))
     except HubError as error:
         return frame("error", membership.workspace_id, {"id": envelope_id, **error.to_dict()})
-    except Exception:  # the socket must keep answering: report it like the API's 500
-        logger.exception("client frame %s failed", envelope_id)
-        failure = HubError("Something went wrong on the hub.")
+    except Exception as error:  # the socket must keep answering, as the API does
+        failure: HubError | None = refused_value(error) or storage_fault(error)
+        if failure is None:
+            logger.exception("client frame %s failed", envelope_id)
+            failure = HubError("Something went wrong on the hub.")
         return frame("error", membership.workspace_id, {"id": envelope_id, **failure.to_dict()})
     ack = {"id": envelope.id, "sequence": sequence, "duplicate": logged_before is not None}
     return frame("ack", membership.workspace_id, {**ack, "result": result})

@@ -13,7 +13,7 @@ from quart import Quart, Response, jsonify
 from werkzeug.exceptions import HTTPException
 
 from hub.core.errors import HubError
-from hub.core.storage_faults import storage_fault
+from hub.core.storage_faults import refused_value, storage_fault
 
 logger = logging.getLogger(__name__)
 
@@ -45,6 +45,9 @@ def init_app(app: Quart) -> None:
 
     @app.errorhandler(Exception)
     async def _unexpected(error: Exception) -> Response:
+        refused = refused_value(error)
+        if refused is not None:
+            return error_response(refused)
         fault = storage_fault(error)
         if fault is not None:
             # Not a bug: say what is wrong with the storage, without a stack trace per request.

@@ -34,7 +34,7 @@ from hub.core.agents import public_status, redeem_pairing_code
 from hub.core.errors import HubError, InvalidInput, Unauthorized
 from hub.core.models import Agent, Workspace
 from hub.core.presence import record_heartbeat
-from hub.core.storage_faults import storage_fault
+from hub.core.storage_faults import refused_value, storage_fault
 from hub.protocol.base import WireModel
 from hub.protocol.lap import (
     AgentHello,
@@ -388,6 +388,9 @@ class AgentSession:
             return "", error
         if isinstance(error, HubError):
             return self._error_frame(error, envelope_id), None
+        refused = refused_value(error)
+        if refused is not None:
+            return self._error_frame(refused, envelope_id), None
         fault = storage_fault(error)
         if fault is not None:
             # The database is down, read-only or full: the agent resends after this.

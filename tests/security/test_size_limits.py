@@ -85,3 +85,14 @@ async def test_an_oversized_message_or_body_on_the_api_is_refused(app: Quart, si
     assert huge.status_code == 413
     _, listed = await me.get("/conversations")
     assert len(listed["conversations"]) == 1
+
+
+async def test_an_id_longer_than_any_id_in_a_body_is_refused_not_a_500(app: Quart, sign_up) -> None:  # type: ignore[no-untyped-def]
+    """A schema fuzz run sent an agent id of 43 characters in a new conversation's body:
+    the ORM refused to compare it with the id column, and the API answered 500."""
+    me: Person = await sign_up()
+    status, body = await me.post("/conversations", {"title": "c", "agentIds": ["a" * 43]})
+    assert status == 422, body
+    assert body["error"]["code"] == "value_does_not_fit" and body["error"]["hint"]
+    _, listed = await me.get("/conversations")
+    assert listed["conversations"] == []
