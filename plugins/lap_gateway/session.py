@@ -55,7 +55,12 @@ from plugins.lap_gateway.frames import (
     read_payload,
     unknown_fields,
 )
-from plugins.lap_gateway.uplink import check_workspace, publish_delta, queue_uplink
+from plugins.lap_gateway.uplink import (
+    EVENT_TYPE_OF_UPLINK,
+    check_workspace,
+    publish_delta,
+    queue_uplink,
+)
 
 if TYPE_CHECKING:
     from plugins.lap_gateway.gateway import Gateway
@@ -89,7 +94,7 @@ class AgentSession:
         self._last_presence = 0.0
         self._inflight: asyncio.Future[Any] | None = None
         self._in_flight: set[asyncio.Future[Reply]] = set()  # frames taken in, not answered
-        self._last_answer: asyncio.Future[Reply] | None = None
+        self._last_logged: asyncio.Future[Reply] | None = None  # the last frame with an event
 
     # --- sending and closing ---------------------------------------------------------------
 
@@ -325,7 +330,6 @@ class AgentSession:
             while not self._closed and not answering.done():
                 raw = await self.socket.receive()
                 answer = await self._finish(self._take(raw))
-                self._last_answer = answer
                 self._in_flight.add(answer)
                 answer.add_done_callback(self._in_flight.discard)
                 await answers.put(answer)
@@ -366,10 +370,17 @@ class AgentSession:
                     message=f"This hub does not know {envelope.type!r}; the frame was ignored.",
                 )
                 return _settled((hub_frame("warning", warning.wire(), **self._ws()), None))
+            if isinstance(payload, MessageDelta) and self._last_logged is not None:
+                # Streaming text keeps its place among the agent's events: the ones sent
+                # before it are published first, and the next frame is read only after it.
+                await asyncio.wait([self._last_logged])
             acting = self._act(agent, envelope, payload)
         except Exception as error:
             return _settled(self._refusal(error, envelope_id))
-        return asyncio.ensure_future(self._acked(acting, envelope_id))
+        answer = asyncio.ensure_future(self._acked(acting, envelope_id))
+        if envelope.type in EVENT_TYPE_OF_UPLINK:
+            self._last_logged = answer
+        return answer
 
     async def _acked(
         self, acting: Coroutine[Any, Any, dict[str, Any]], envelope_id: str | None
@@ -416,24 +427,10 @@ class AgentSession:
                 hint="Reconnect to start a new session.",
             )
         if isinstance(payload, MessageDelta):
-            return self._delta_in_turn(agent, envelope, payload, self._last_answer)
-        if envelope.type == "agent.heartbeat":
+            publish_delta(agent, envelope, payload, self.gateway.bus)
+        if envelope.type == "agent.heartbeat" or isinstance(payload, MessageDelta):
             return _unlogged(envelope.id)
         return queue_uplink(agent, envelope, payload)
-
-    async def _delta_in_turn(
-        self,
-        agent: Agent,
-        envelope: Envelope,
-        delta: MessageDelta,
-        before: asyncio.Future[Reply] | None,
-    ) -> dict[str, Any]:
-        """Publish streaming text once the agent's earlier frames are stored and published,
-        so readers see its events in the order it sent them, live text included."""
-        if before is not None:
-            await asyncio.wait([before])
-        publish_delta(agent, envelope, delta, self.gateway.bus)
-        return await _unlogged(envelope.id)
 
     async def _note_alive(self, *, heartbeat: bool) -> None:
         agent = self.agent
