@@ -55,12 +55,7 @@ from plugins.lap_gateway.frames import (
     read_payload,
     unknown_fields,
 )
-from plugins.lap_gateway.uplink import (
-    EVENT_TYPE_OF_UPLINK,
-    check_workspace,
-    publish_delta,
-    queue_uplink,
-)
+from plugins.lap_gateway.uplink import check_workspace, publish_delta, queue_uplink
 
 if TYPE_CHECKING:
     from plugins.lap_gateway.gateway import Gateway
@@ -93,7 +88,7 @@ class AgentSession:
         self._send_lock = asyncio.Lock()
         self._last_presence = 0.0
         self._inflight: asyncio.Future[Any] | None = None
-        self._in_flight: set[asyncio.Future[Reply]] = set()  # frames taken in, not answered
+        self._unanswered: set[asyncio.Future[Reply]] = set()  # frames taken in, not answered
         self._last_logged: asyncio.Future[Reply] | None = None  # the last frame with an event
 
     # --- sending and closing ---------------------------------------------------------------
@@ -136,8 +131,8 @@ class AgentSession:
         finally:
             if self._inflight is not None and not self._inflight.done():
                 await asyncio.wait([self._inflight])  # see _finish
-            if self._in_flight:  # events queued for this agent: stored before it counts as gone
-                await asyncio.wait(self._in_flight)
+            if self._unanswered:  # events queued for this agent: stored before it counts as gone
+                await asyncio.wait(self._unanswered)
             self.gateway.closed(self)
             self.finished.set()
 
@@ -330,8 +325,8 @@ class AgentSession:
             while not self._closed and not answering.done():
                 raw = await self.socket.receive()
                 answer = await self._finish(self._take(raw))
-                self._in_flight.add(answer)
-                answer.add_done_callback(self._in_flight.discard)
+                self._unanswered.add(answer)
+                answer.add_done_callback(self._unanswered.discard)
                 await answers.put(answer)
             await answering
         finally:
@@ -377,10 +372,11 @@ class AgentSession:
             acting = self._act(agent, envelope, payload)
         except Exception as error:
             return _settled(self._refusal(error, envelope_id))
-        answer = asyncio.ensure_future(self._acked(acting, envelope_id))
-        if envelope.type in EVENT_TYPE_OF_UPLINK:
-            self._last_logged = answer
-        return answer
+        if acting is None:  # nothing to store: answered at once
+            ack = {"id": envelope.id, "duplicate": False}
+            return _settled((hub_frame("ack", ack, **self._ws()), None))
+        self._last_logged = asyncio.ensure_future(self._acked(acting, envelope_id))
+        return self._last_logged
 
     async def _acked(
         self, acting: Coroutine[Any, Any, dict[str, Any]], envelope_id: str | None
@@ -417,9 +413,9 @@ class AgentSession:
 
     def _act(
         self, agent: Agent, envelope: Envelope, payload: WireModel
-    ) -> Coroutine[Any, Any, dict[str, Any]]:
-        """Do what the frame asks now (queue its event, publish a delta); the coroutine
-        gives its ``ack`` payload."""
+    ) -> Coroutine[Any, Any, dict[str, Any]] | None:
+        """Do what the frame asks now: queue its event (the coroutine gives its ``ack``
+        payload once stored), or publish a delta or note a heartbeat (None)."""
         if envelope.type == "agent.hello":
             raise InvalidInput(
                 "This socket has said hello already.",
@@ -428,8 +424,9 @@ class AgentSession:
             )
         if isinstance(payload, MessageDelta):
             publish_delta(agent, envelope, payload, self.gateway.bus)
-        if envelope.type == "agent.heartbeat" or isinstance(payload, MessageDelta):
-            return _unlogged(envelope.id)
+            return None
+        if envelope.type == "agent.heartbeat":
+            return None
         return queue_uplink(agent, envelope, payload)
 
     async def _note_alive(self, *, heartbeat: bool) -> None:
@@ -466,7 +463,3 @@ def _settled(reply: Reply) -> asyncio.Future[Reply]:
     answer: asyncio.Future[Reply] = asyncio.get_running_loop().create_future()
     answer.set_result(reply)
     return answer
-
-
-async def _unlogged(envelope_id: str) -> dict[str, Any]:
-    return {"id": envelope_id, "duplicate": False}
