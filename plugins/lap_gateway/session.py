@@ -24,6 +24,7 @@ import asyncio
 import contextlib
 import logging
 import time
+from collections import deque
 from collections.abc import Coroutine
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -88,7 +89,10 @@ class AgentSession:
         self._send_lock = asyncio.Lock()
         self._last_presence = 0.0
         self._inflight: asyncio.Future[Any] | None = None
-        self._unanswered: set[asyncio.Future[Reply]] = set()  # frames taken in, not answered
+        # Answers not yet sent, oldest first, and the task sending them: it lives only while
+        # some are waiting, so an idle socket keeps no second task.
+        self._waiting: deque[asyncio.Future[Reply]] = deque()
+        self._answering: asyncio.Task[None] | None = None
         self._last_logged: asyncio.Future[Reply] | None = None  # the last frame with an event
 
     # --- sending and closing ---------------------------------------------------------------
@@ -131,8 +135,8 @@ class AgentSession:
         finally:
             if self._inflight is not None and not self._inflight.done():
                 await asyncio.wait([self._inflight])  # see _finish
-            if self._unanswered:  # events queued for this agent: stored before it counts as gone
-                await asyncio.wait(self._unanswered)
+            if self._waiting:  # events queued for this agent: stored before it counts as gone
+                await asyncio.wait(self._waiting)
             self.gateway.closed(self)
             self.finished.set()
 
@@ -317,29 +321,48 @@ class AgentSession:
         A frame is taken in (parsed, checked, its event queued behind the ones before it)
         before the next is read, but its answer is awaited by ``_answer_in_order``: an agent
         with many frames in flight gets them written in shared commits instead of one
-        commit per round trip, and still sees its acks in its own order.
+        commit per round trip, and still sees its acks in its own order. A frame answered
+        at once (a heartbeat, a refusal) with no answer waiting before it is answered here.
         """
-        answers: asyncio.Queue[asyncio.Future[Reply]] = asyncio.Queue(MAX_FRAMES_IN_FLIGHT)
-        answering = asyncio.create_task(self._answer_in_order(answers))
+        answering: asyncio.Task[None] | None = None
         try:
-            while not self._closed and not answering.done():
+            while not self._closed:
                 raw = await self.socket.receive()
+                if answering is not None and answering.done():
+                    answering.result()  # a failed send ends the session, as it would here
                 answer = await self._finish(self._take(raw))
-                self._unanswered.add(answer)
-                answer.add_done_callback(self._unanswered.discard)
-                await answers.put(answer)
-            await answering
+                if answer.done() and not self._waiting:
+                    if not await self._answer(answer.result()):
+                        return
+                    continue
+                self._waiting.append(answer)
+                if self._answering is None:
+                    answering = asyncio.create_task(self._answer_in_order())
+                    self._answering = answering
+                if len(self._waiting) >= MAX_FRAMES_IN_FLIGHT:
+                    await asyncio.shield(self._answering)  # read on once every answer is out
         finally:
-            answering.cancel()
-            await asyncio.gather(answering, return_exceptions=True)
+            if self._answering is not None:
+                self._answering.cancel()
+                await asyncio.gather(self._answering, return_exceptions=True)
 
-    async def _answer_in_order(self, answers: asyncio.Queue[asyncio.Future[Reply]]) -> None:
-        while not self._closed:
-            reply, revoked = await asyncio.shield(await answers.get())
-            if revoked is not None:
-                await self.close(revoked.close_code, revoked)
-                return
-            await self.send(reply)
+    async def _answer_in_order(self) -> None:
+        try:
+            while self._waiting and not self._closed:
+                if not await self._answer(await asyncio.shield(self._waiting[0])):
+                    return
+                self._waiting.popleft()  # only once sent: a later answer must not overtake
+        finally:
+            self._answering = None
+
+    async def _answer(self, reply: Reply) -> bool:
+        """Send one answer; False when it is a revocation, and the socket is closed."""
+        frame, revoked = reply
+        if revoked is not None:
+            await self.close(revoked.close_code, revoked)
+            return False
+        await self.send(frame)
+        return True
 
     async def _take(self, raw: str | bytes) -> asyncio.Future[Reply]:
         """Take a frame in; the future gives the frame answering it (never raises), or the
