@@ -46,14 +46,18 @@ class PublishedEvent:
 
 
 class SubscriberDropped(Exception):
-    """The subscriber fell behind; it must read the log from ``resync_from`` on."""
+    """The subscriber must read the log from ``resync_from`` on: it fell behind, or
+    (``fell_behind`` False) the log holds events this bus never carried."""
 
-    def __init__(self, resync_from: int) -> None:
-        super().__init__(f"subscriber fell behind; resync after sequence {resync_from}")
+    def __init__(self, resync_from: int, *, fell_behind: bool = True) -> None:
+        why = "fell behind" if fell_behind else "missed events written elsewhere"
+        super().__init__(f"subscriber {why}; resync after sequence {resync_from}")
         self.resync_from = resync_from
+        self.fell_behind = fell_behind
 
 
 _DROPPED = object()
+_MISSED = object()
 
 
 @dataclass(eq=False)
@@ -68,8 +72,8 @@ class Subscription:
     async def get(self) -> PublishedEvent:
         """The next event; raises ``SubscriberDropped`` once this subscriber fell behind."""
         item = await self._queue.get()
-        if item is _DROPPED:
-            raise SubscriberDropped(self.last_sequence)
+        if item is _DROPPED or item is _MISSED:
+            raise SubscriberDropped(self.last_sequence, fell_behind=item is _DROPPED)
         assert isinstance(item, PublishedEvent)
         self.last_sequence = max(self.last_sequence, item.sequence)
         return item
@@ -79,8 +83,8 @@ class Subscription:
             item = self._queue.get_nowait()
         except asyncio.QueueEmpty:
             return None
-        if item is _DROPPED:
-            raise SubscriberDropped(self.last_sequence)
+        if item is _DROPPED or item is _MISSED:
+            raise SubscriberDropped(self.last_sequence, fell_behind=item is _DROPPED)
         assert isinstance(item, PublishedEvent)
         self.last_sequence = max(self.last_sequence, item.sequence)
         return item
@@ -95,7 +99,7 @@ class Subscription:
         except asyncio.QueueFull:
             return False
 
-    def _drop(self) -> None:
+    def _drop(self, marker: object = _DROPPED) -> None:
         self.dropped = True
         # Make room for the marker so the reader wakes and learns it must resync.
         while True:
@@ -103,7 +107,7 @@ class Subscription:
                 self._queue.get_nowait()
             except asyncio.QueueEmpty:
                 break
-        self._queue.put_nowait(_DROPPED)
+        self._queue.put_nowait(marker)
 
     def __enter__(self) -> Subscription:
         return self
@@ -121,6 +125,7 @@ class EventBus:
         self.queue_size = queue_size
         self._subscribers: dict[str, set[Subscription]] = defaultdict(set)
         self._listeners: list[Callable[[PublishedEvent], None]] = []
+        self._highest: dict[str, int] = {}  # per workspace, the highest sequence carried
 
     def subscribe(
         self,
@@ -149,6 +154,8 @@ class EventBus:
             self._listeners.remove(listener)
 
     def publish(self, event: PublishedEvent) -> None:
+        if event.sequence > self._highest.get(event.workspace_id, 0):
+            self._highest[event.workspace_id] = event.sequence
         for subscription in list(self._subscribers.get(event.workspace_id, ())):
             if not subscription.accepts(event):
                 continue
@@ -168,6 +175,23 @@ class EventBus:
                 listener(event)
             except Exception:  # a broken listener must not stop delivery to the others
                 logger.exception("event listener failed")
+
+    def watched_workspaces(self) -> list[str]:
+        """The workspaces someone here is subscribed to."""
+        return list(self._subscribers)
+
+    def highest_carried(self, workspace_id: str) -> int:
+        """The highest sequence of ``workspace_id`` this bus has published (0: none)."""
+        return self._highest.get(workspace_id, 0)
+
+    def catch_up(self, workspace_id: str, logged: int) -> None:
+        """The log of ``workspace_id`` holds events up to ``logged`` that this bus never
+        carried (written by a process it does not hear from): every subscriber of it reads
+        the log again, as if dropped, and the bus counts them as carried."""
+        self._highest[workspace_id] = max(logged, self._highest.get(workspace_id, 0))
+        for subscription in list(self._subscribers.get(workspace_id, ())):
+            self._remove(subscription)
+            subscription._drop(_MISSED)
 
     def subscriber_count(self, workspace_id: str | None = None) -> int:
         if workspace_id is not None:

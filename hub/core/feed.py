@@ -78,13 +78,14 @@ class WorkspaceFeed:
         while True:
             try:
                 published = await subscription.get()
-            except SubscriberDropped:
+            except SubscriberDropped as dropped:
                 self.resyncs += 1
-                logger.info(
-                    "feed of %s fell behind at %s; reading the log",
-                    self.workspace_id,
-                    self.last_sequence,
-                )
+                if dropped.fell_behind:
+                    logger.info(
+                        "feed of %s fell behind at %s; reading the log",
+                        self.workspace_id,
+                        self.last_sequence,
+                    )
                 subscription = self._subscribe()
                 async for event in self._from_log():
                     yield event

@@ -19,6 +19,7 @@ from hub import log_redaction, plugins
 from hub.config import Settings, load_settings
 from hub.core.bus import DEFAULT_BUS
 from hub.core.database import close_database, open_database
+from hub.core.log_watch import LOG_WATCH_PERIOD_S, LogWatch
 from hub.core.policy_clock import PolicyClock
 from hub.core.relay import PostgresRelay
 from hub.web import (
@@ -76,6 +77,13 @@ def create_app(settings: Settings | None = None, **overrides: Any) -> Quart:
             relaying.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await relaying
+
+    @app.while_serving
+    async def _watch_the_log() -> AsyncIterator[None]:
+        watch = LogWatch(min(settings.heartbeat_interval_s / 2, LOG_WATCH_PERIOD_S))
+        watch.start()
+        yield
+        await watch.stop()
 
     @app.while_serving
     async def _run_policy_clock() -> AsyncIterator[None]:

@@ -6,9 +6,9 @@ it: every wake-up reads this agent's events after the last sequence sent from th
 (indexed by workspace, recipient, sequence). So frames leave in log order even when the bus
 delivers two events out of order, nothing is sent twice (a sequence at or below the last
 one sent is skipped), and a slow socket dropped by the bus just reads on from the log.
-Events appended by another process, which this process's bus never hears of, go out at the
-next periodic check (every heartbeat interval) at the latest; a revocation made in another
-process is noticed at the same check.
+Events appended by another process reach the bus through the relay (PostgreSQL); any the
+bus never carried send every reader back to the log within about a second
+(``hub.core.log_watch``), and a downlink sent back so looks for its agent's revocation too.
 
 Unlike ``hub.core.feed.WorkspaceFeed``, which follows every event of a workspace, this reads
 only the agent's own: an agent back after a day replays its handful of events, not the
@@ -17,7 +17,6 @@ workspace's thousands.
 
 from __future__ import annotations
 
-import asyncio
 import json
 import logging
 from collections.abc import Awaitable, Callable
@@ -79,7 +78,6 @@ class AgentDownlink:
         *,
         bus: EventBus,
         send: Callable[[str], Awaitable[None]],
-        check_every_s: float,
     ) -> None:
         self.workspace_id = workspace_id
         self.agent_id = agent_id
@@ -87,7 +85,6 @@ class AgentDownlink:
         self.sent = 0  # frames sent, replayed or live
         self._bus = bus
         self._send = send
-        self._check_every_s = check_every_s
         self._subscription: Subscription | None = None
 
     def subscribe(self) -> None:
@@ -117,19 +114,12 @@ class AgentDownlink:
         while True:
             assert self._subscription is not None
             try:
-                # asyncio.timeout, not wait_for: on 3.11 wait_for can swallow a cancellation
-                # that races with the result, and this loop must stop when cancelled.
-                async with asyncio.timeout(self._check_every_s):
-                    published = await self._subscription.get()
-            except TimeoutError:
-                # A revocation or an event from another hub process never reaches this
-                # process's bus; the periodic look at the database catches both.
-                if await Agent.filter(id=self.agent_id, status=AgentStatus.REVOKED).exists():
-                    return
-                await self._send_from_log()
-                continue
-            except SubscriberDropped:
-                logger.info("agent %s fell behind at %s", self.agent_id, self.last_sent)
+                published = await self._subscription.get()
+            except SubscriberDropped as dropped:
+                if dropped.fell_behind:
+                    logger.info("agent %s fell behind at %s", self.agent_id, self.last_sent)
+                elif await Agent.filter(id=self.agent_id, status=AgentStatus.REVOKED).exists():
+                    return  # revoked by a process this one did not hear from
                 self.subscribe()
                 await self._send_from_log()
                 continue

@@ -254,7 +254,6 @@ class AgentSession:
             agent.id,
             bus=self.gateway.bus,
             send=self.send,
-            check_every_s=self.gateway.settings.heartbeat_interval_s,
         )
         downlink.subscribe()  # before reading the log's position: nothing slips between
         try:
