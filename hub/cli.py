@@ -203,6 +203,7 @@ async def _serve(args: argparse.Namespace, settings: Settings) -> int:
     from hypercorn.config import Config
 
     from hub.web.app import create_app
+    from hub.web.shutdown import shutdown_requested
     from hub.web.websocket_compression import decline_permessage_deflate
 
     app = create_app(settings)
@@ -217,8 +218,13 @@ async def _serve(args: argparse.Namespace, settings: Settings) -> int:
     loop = asyncio.get_running_loop()
     for signum in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(signum, stop.set)
+
+    async def stopping() -> None:
+        await stop.wait()
+        await shutdown_requested(app)  # sockets told to go now, not cut after the grace
+
     print(f"LineUp Hub: open {settings.resolved_public_url}", flush=True)
-    await serve(app, config, shutdown_trigger=stop.wait)  # type: ignore[arg-type]
+    await serve(app, config, shutdown_trigger=stopping)  # type: ignore[arg-type]
     return 0
 
 

@@ -45,6 +45,10 @@ class PublishedEvent:
         return text
 
 
+class BusClosing(Exception):
+    """The process is shutting down: the reader should close its socket (1012)."""
+
+
 class SubscriberDropped(Exception):
     """The subscriber must read the log from ``resync_from`` on: it fell behind, or
     (``fell_behind`` False) the log holds events this bus never carried."""
@@ -58,6 +62,7 @@ class SubscriberDropped(Exception):
 
 _DROPPED = object()
 _MISSED = object()
+_CLOSING = object()
 
 
 @dataclass(eq=False)
@@ -72,6 +77,8 @@ class Subscription:
     async def get(self) -> PublishedEvent:
         """The next event; raises ``SubscriberDropped`` once this subscriber fell behind."""
         item = await self._queue.get()
+        if item is _CLOSING:
+            raise BusClosing()
         if item is _DROPPED or item is _MISSED:
             raise SubscriberDropped(self.last_sequence, fell_behind=item is _DROPPED)
         assert isinstance(item, PublishedEvent)
@@ -83,6 +90,8 @@ class Subscription:
             item = self._queue.get_nowait()
         except asyncio.QueueEmpty:
             return None
+        if item is _CLOSING:
+            raise BusClosing()
         if item is _DROPPED or item is _MISSED:
             raise SubscriberDropped(self.last_sequence, fell_behind=item is _DROPPED)
         assert isinstance(item, PublishedEvent)
@@ -192,6 +201,14 @@ class EventBus:
         for subscription in list(self._subscribers.get(workspace_id, ())):
             self._remove(subscription)
             subscription._drop(_MISSED)
+
+    def close_subscribers(self) -> None:
+        """The process is shutting down: every reader wakes with ``BusClosing``, to close its
+        socket now rather than be held open until the server gives up on it."""
+        for subscribers in list(self._subscribers.values()):
+            for subscription in list(subscribers):
+                self._remove(subscription)
+                subscription._drop(_CLOSING)
 
     def subscriber_count(self, workspace_id: str | None = None) -> int:
         if workspace_id is not None:

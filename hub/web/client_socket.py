@@ -28,11 +28,13 @@ import contextlib
 from quart import Blueprint, Quart, websocket
 
 from hub.core.accounts import require_membership
+from hub.core.bus import BusClosing
 from hub.core.errors import HubError, InvalidInput
 from hub.core.feed import WorkspaceFeed
 from hub.core.models import Membership, Workspace
 from hub.web.client_commands import frame, handle_frame
 from hub.web.identity import Caller, current_caller
+from hub.web.shutdown import SERVICE_RESTART
 
 blueprint = Blueprint("client_socket", __name__)
 
@@ -92,6 +94,8 @@ async def client_socket() -> None:
         async with WorkspaceFeed(workspace.id, after) as feed:
             async for event in feed:
                 await websocket.send(event.text())
+    except BusClosing:  # the hub is stopping: reconnect in a moment
+        await websocket.close(SERVICE_RESTART, "service_restart")
     finally:
         commands.cancel()
         with contextlib.suppress(asyncio.CancelledError):

@@ -6,7 +6,8 @@ through its services (pairing, credentials, presence, ``append_event``) and the 
 
 It also runs the presence sweeper (offline after two missed heartbeats, unreachable after
 the grace period), started once the database is open and stopped, after every socket has
-closed, before the database closes.
+closed, before the database closes. Sockets are closed (1012) as soon as the hub is asked
+to stop (``hub.web.shutdown``).
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from collections.abc import AsyncGenerator
 from quart import Quart
 
 from hub.web.app import settings_of
+from hub.web.shutdown import on_shutdown_requested
 from plugins.lap_gateway.endpoint import lap_blueprint
 from plugins.lap_gateway.gateway import Gateway
 
@@ -26,6 +28,7 @@ def init_app(app: Quart) -> None:
     gateway = Gateway(settings_of(app))
     app.extensions[EXTENSION_KEY] = gateway
     app.register_blueprint(lap_blueprint(gateway))
+    on_shutdown_requested(app, gateway.close_sockets)
 
     @app.while_serving
     async def _run_gateway() -> AsyncGenerator[None, None]:

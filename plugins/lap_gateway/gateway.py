@@ -15,13 +15,13 @@ from hub.config import Settings
 from hub.core.bus import DEFAULT_BUS, EventBus
 from hub.core.errors import Conflict
 from hub.core.presence import PresenceSweeper
+from hub.web.shutdown import SERVICE_RESTART
 
 if TYPE_CHECKING:
     from plugins.lap_gateway.session import AgentSession
 
 logger = logging.getLogger(__name__)
 
-SERVICE_RESTART = 1012  # WebSocket close code: come back in a moment
 SHUTDOWN_WAIT_S = 5.0
 
 
@@ -70,6 +70,11 @@ class Gateway:
 
         Runs before the database closes, so no session is left querying a closing pool.
         """
+        await self.close_sockets()
+        await self.sweeper.stop()
+
+    async def close_sockets(self) -> None:
+        """Close every socket with 1012 (come back soon) and wait for its session to end."""
         sessions = list(self._open)
         for session in sessions:
             await session.close(SERVICE_RESTART)
@@ -82,4 +87,3 @@ class Gateway:
                 waiter.cancel()
             if pending:
                 logger.warning("%d agent session(s) did not end in time", len(pending))
-        await self.sweeper.stop()

@@ -32,6 +32,7 @@ from quart import Websocket
 
 from hub.core.agent_lifecycle import credential_revoked
 from hub.core.agents import public_status, redeem_pairing_code
+from hub.core.bus import BusClosing
 from hub.core.errors import HubError, InvalidInput, Unauthorized
 from hub.core.models import Agent, Workspace
 from hub.core.presence import record_heartbeat
@@ -46,6 +47,7 @@ from hub.protocol.lap import (
     MessageDelta,
     ResyncRequired,
 )
+from hub.web.shutdown import SERVICE_RESTART
 from plugins.lap_gateway.downlink import AgentDownlink
 from plugins.lap_gateway.frames import (
     FrameRefused,
@@ -271,7 +273,9 @@ class AgentSession:
                 await asyncio.gather(*jobs, return_exceptions=True)
             failure = next((job.exception() for job in done if job.exception()), None)
             fault = storage_fault(failure) if failure is not None else None
-            if fault is not None:
+            if isinstance(failure, BusClosing):  # the hub is stopping
+                await self.close(SERVICE_RESTART)
+            elif fault is not None:
                 # The database went away under the downlink: the agent retries, then resumes.
                 logger.warning("session of agent %s ended: %s", agent.id, failure)
                 await self.close(fault.close_code, fault)
