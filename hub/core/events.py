@@ -237,7 +237,7 @@ async def _commit(
     async with in_transaction() as connection:
         sequence = await _take_sequences(connection, workspace_id, len(unique)) - len(unique)
         # Resent envelopes (an agent that reconnected) are already in the log.
-        stored = await Event.filter(workspace_id=workspace_id, id__in=unique).using_db(connection)
+        stored = await _logged_already(connection, workspace_id, unique)
         if stored:
             raise _Retry({event.id: AppendResult(event, duplicate=True) for event in stored})
         with batch_writes.sharing() if together else contextlib.nullcontext() as writes:
@@ -306,6 +306,26 @@ async def _take_sequences(connection: Any, workspace_id: str, count: int) -> int
     if not rows:
         raise NotFound(f"Workspace {workspace_id} does not exist.")
     return int(rows[0]["last_sequence"])
+
+
+# Id by id through the (workspace, id) index. Asked for "workspace_id = $1 AND id IN (...)",
+# PostgreSQL without fresh statistics (a young or fast-growing log, before autovacuum has
+# analysed it) reads every event of the workspace instead: 142 ms for a batch of 200 in the
+# benchmark's ingest, against about 1 ms this way.
+_LOGGED_IDS_POSTGRES = (
+    "SELECT u.id FROM unnest($2::varchar[]) AS u(id), "
+    "LATERAL (SELECT 1 FROM event e WHERE e.workspace_id = $1 AND e.id = u.id LIMIT 1) AS hit"
+)
+
+
+async def _logged_already(connection: Any, workspace_id: str, ids: list[str]) -> list[Event]:
+    """The events among ``ids`` that the workspace's log holds already."""
+    if connection.capabilities.dialect == "postgres":
+        rows = await connection.execute_query_dict(_LOGGED_IDS_POSTGRES, [workspace_id, ids])
+        if not rows:  # the common case: nothing was sent twice
+            return []
+        ids = [row["id"] for row in rows]
+    return await Event.filter(workspace_id=workspace_id, id__in=ids).using_db(connection)
 
 
 async def _find(workspace_id: str, envelope_id: str) -> Event | None:
