@@ -310,8 +310,8 @@ async def _take_sequences(connection: Any, workspace_id: str, count: int) -> int
 
 # Id by id through the (workspace, id) index. Asked for "workspace_id = $1 AND id IN (...)",
 # PostgreSQL without fresh statistics (a young or fast-growing log, before autovacuum has
-# analysed it) reads every event of the workspace instead: 142 ms for a batch of 200 in the
-# benchmark's ingest, against about 1 ms this way.
+# analysed it) reads every event of the workspace instead: 10 ms for a batch of 200 at
+# 30,000 events, against 0.3 ms this way (and see the plan cache in hub.core.database).
 _LOGGED_IDS_POSTGRES = (
     "SELECT u.id FROM unnest($2::varchar[]) AS u(id), "
     "LATERAL (SELECT 1 FROM event e WHERE e.workspace_id = $1 AND e.id = u.id LIMIT 1) AS hit"
