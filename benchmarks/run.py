@@ -105,8 +105,8 @@ async def _seed(url: str, profile: Profile, secret_key: str) -> dict[str, Any]:
     from hub.core.pairing import create_pairing_code
     from hub.testing import opened
 
-    async with opened(url):
-        user, workspace = await create_user("bench@example.com", "correct horse", "Bench")
+    async def workspace_with_agents(email: str, agents: int) -> dict[str, Any]:
+        user, workspace = await create_user(email, "correct horse", "Bench")
         _, token = await create_api_token(user, "bench")
         conversation_id = new_id("conversation")
         await append_event(
@@ -116,7 +116,7 @@ async def _seed(url: str, profile: Profile, secret_key: str) -> dict[str, Any]:
             actor=f"user:{user.id}",
         )
         credentials = []
-        for n in range(max(INGEST_AGENTS)):
+        for n in range(agents):
             code, _ = await create_pairing_code(workspace.id, secret_key=secret_key, ttl_s=600)
             _, credential = await redeem_pairing_code(
                 code,
@@ -127,13 +127,26 @@ async def _seed(url: str, profile: Profile, secret_key: str) -> dict[str, Any]:
                 secret_key=secret_key,
             )
             credentials.append(credential)
+        return {
+            "workspace": workspace.id,
+            "token": token,
+            "conversation": conversation_id,
+            "credentials": credentials,
+        }
+
+    async with opened(url):
+        seed = await workspace_with_agents("bench@example.com", max(INGEST_AGENTS))
+        # The fan-out's own workspace: what earlier phases leave behind (their agents
+        # going offline together, 100 events for each of 1,000 clients) is not its subject.
+        seed["fanout"] = await workspace_with_agents("fanout@example.com", 1)
+        workspace_id = seed["workspace"]
         # Idle agents are fixtures, not the subject: written directly, not paired one by one.
         idle = [new_token("lu_agent") for _ in range(profile.idle_agents)]
         await Agent.bulk_create(
             [
                 Agent(
                     id=new_id("agent"),
-                    workspace_id=workspace.id,
+                    workspace_id=workspace_id,
                     name=f"idle-{n}",
                     runtime="bench",
                     status=AgentStatus.OFFLINE,
@@ -143,13 +156,7 @@ async def _seed(url: str, profile: Profile, secret_key: str) -> dict[str, Any]:
             ],
             batch_size=500,
         )
-    return {
-        "workspace": workspace.id,
-        "token": token,
-        "conversation": conversation_id,
-        "credentials": credentials,
-        "idle": idle,
-    }
+    return {**seed, "idle": idle}
 
 
 async def _wait_for_port(port: int) -> None:
@@ -354,14 +361,15 @@ async def _fanout(
     processes = 4
     per_process = profile.fanout_clients // processes
     events = profile.fanout_events
-    after = await _last_sequence(url, seed["workspace"])
+    own = seed["fanout"]
+    after = await _last_sequence(url, own["workspace"])
     readers = [
         Worker(
             "reader",
             {
                 "url": hub_url,
-                "token": seed["token"],
-                "workspace": seed["workspace"],
+                "token": own["token"],
+                "workspace": own["workspace"],
                 "after": after,
                 "tag": "fan",
                 "expect": events,
@@ -378,8 +386,8 @@ async def _fanout(
         "sender",
         {
             "url": hub_url,
-            "conversation_id": seed["conversation"],
-            "credentials": seed["credentials"][:1],
+            "conversation_id": own["conversation"],
+            "credentials": own["credentials"],
             "tag": "fan",
             "rate": 4,
             "seconds": events / 4,
