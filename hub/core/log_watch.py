@@ -17,13 +17,11 @@ for 5,000 idle agents was two thousand queries a second.
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 import logging
 
 from hub.core.bus import DEFAULT_BUS, EventBus
 from hub.core.models import Workspace
-from hub.core.storage_faults import storage_fault
+from hub.core.periodic import Periodic
 
 logger = logging.getLogger(__name__)
 
@@ -33,16 +31,14 @@ LOG_WATCH_PERIOD_S = 0.5
 
 
 class LogWatch:
-    """``start`` looks every ``period_s`` until ``stop``, which waits for the look in
-    progress: call it before the database closes."""
+    """``start`` looks every ``period_s`` until ``stop`` (see ``hub.core.periodic``)."""
 
     def __init__(self, period_s: float, bus: EventBus | None = None) -> None:
         self.period_s = period_s
         self.catch_ups = 0  # workspaces whose readers were sent back to the log
         self._bus = bus or DEFAULT_BUS
         self._logged: dict[str, int] = {}  # the log's end per workspace, one period ago
-        self._stopping = asyncio.Event()
-        self._task: asyncio.Task[None] | None = None
+        self._job = Periodic("log watch", period_s, self.look)
 
     async def look(self) -> None:
         """Compare the log's end a period ago with what the bus carried since."""
@@ -61,29 +57,10 @@ class LogWatch:
         self._logged = {ws: int(sequence) for ws, sequence in logged.items()}
 
     def start(self) -> None:
-        if self._task is None:
-            self._stopping.clear()
-            self._task = asyncio.create_task(self._run(), name="log-watch")
+        self._job.start()
 
     async def stop(self) -> None:
-        self._stopping.set()
-        if self._task is not None:
-            await self._task
-            self._task = None
-
-    async def _run(self) -> None:
-        while not self._stopping.is_set():
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._stopping.wait(), self.period_s)
-            if self._stopping.is_set():
-                return
-            try:
-                await self.look()
-            except Exception as error:  # the next period looks again
-                if storage_fault(error) is None:
-                    logger.exception("looking at the log's end failed; retrying")
-                else:
-                    logger.warning("looking at the log's end skipped: %s", error)
+        await self._job.stop()
 
 
 __all__ = ["LOG_WATCH_PERIOD_S", "LogWatch"]

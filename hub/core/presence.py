@@ -18,7 +18,6 @@ and their handlers re-check the agent's row, so the work is done once.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 from collections.abc import Hashable
 from dataclasses import dataclass, field
@@ -32,7 +31,7 @@ from hub.core.errors import Conflict, HubError
 from hub.core.events import AppendResult, append_event, queue_append, utcnow
 from hub.core.group_commit import GroupCommit, Request
 from hub.core.models import Agent, AgentStatus, Task
-from hub.core.storage_faults import storage_fault
+from hub.core.periodic import Periodic
 from hub.core.task_states import TaskStatus
 from hub.core.views import iso
 
@@ -127,8 +126,7 @@ class PresenceSweeper:
         self.grace_period = timedelta(seconds=grace_period_s)
         # A quarter interval keeps "offline" within 2.25 intervals of the last heartbeat.
         self.period_s = period_s or min(max(heartbeat_interval_s / 4, 0.05), 5.0)
-        self._stopping = asyncio.Event()
-        self._task: asyncio.Task[None] | None = None
+        self._job = Periodic("presence sweep", self.period_s, self._sweep_and_say)
 
     async def sweep(self, now: datetime | None = None) -> SweepReport:
         now = now or utcnow()
@@ -199,34 +197,24 @@ class PresenceSweeper:
                 continue
             report.failed.append(task.id)
 
+    @property
+    def running(self) -> bool:
+        return self._job.running
+
     def start(self) -> None:
-        if self._task is None:
-            self._stopping.clear()
-            self._task = asyncio.create_task(self._run(), name="presence-sweeper")
+        self._job.start()
 
     async def stop(self) -> None:
-        self._stopping.set()
-        if self._task is not None:
-            await self._task
-            self._task = None
+        await self._job.stop()
 
-    async def _run(self) -> None:
-        while not self._stopping.is_set():
-            try:
-                report = await self.sweep()
-                if report.offline or report.failed:
-                    logger.info(
-                        "presence: %d agent(s) offline, %d task(s) failed as unreachable",
-                        len(report.offline),
-                        len(report.failed),
-                    )
-            except Exception as error:  # a database hiccup must not end presence for good
-                if storage_fault(error) is None:
-                    logger.exception("presence sweep failed; retrying")
-                else:
-                    logger.warning("presence sweep skipped: %s", error)
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._stopping.wait(), self.period_s)
+    async def _sweep_and_say(self) -> None:
+        report = await self.sweep()
+        if report.offline or report.failed:
+            logger.info(
+                "presence: %d agent(s) offline, %d task(s) failed as unreachable",
+                len(report.offline),
+                len(report.failed),
+            )
 
 
 __all__ = [

@@ -18,6 +18,7 @@ from hub.core.ids import new_id
 from hub.core.models import Agent, AgentStatus, Task, Workspace
 from hub.core.presence import PresenceSweeper, connection_lost, record_heartbeat
 from hub.core.task_states import TaskStatus
+from hub.testing import eventually
 from tests.core.agent_setup import paired_agent
 
 INTERVAL = 25.0
@@ -193,11 +194,11 @@ async def test_the_background_sweeper_runs_until_stopped(workspace: Workspace) -
     background = PresenceSweeper(heartbeat_interval_s=0.2, grace_period_s=GRACE)
     background.start()
     try:
-        for _ in range(500):  # at most 10 s
-            if (await Agent.get(id=agent.id)).status == AgentStatus.OFFLINE:
-                break
-            await asyncio.sleep(0.02)
+
+        async def offline() -> bool:
+            return (await Agent.get(id=agent.id)).status == AgentStatus.OFFLINE
+
+        await eventually(offline, within=10)
     finally:
         await background.stop()
-    assert (await Agent.get(id=agent.id)).status == AgentStatus.OFFLINE
-    assert background._task is None
+    assert not background.running
