@@ -33,10 +33,13 @@ from hub.core.errors import HubError, InvalidInput
 from hub.core.feed import WorkspaceFeed
 from hub.core.models import Membership, Workspace
 from hub.web.client_commands import frame, handle_frame
-from hub.web.identity import Caller, current_caller
+from hub.web.identity import Caller, caller_again, current_caller
 from hub.web.shutdown import SERVICE_RESTART
 
 blueprint = Blueprint("client_socket", __name__)
+
+# How often a quiet socket's caller is looked up again (a frame from the client always is).
+RECHECK_S = 10.0
 
 PATH = "/ws/client"
 
@@ -89,24 +92,47 @@ async def client_socket() -> None:
             )
         )
         after = last
-    commands = asyncio.create_task(_answer_commands(caller, membership))
+    jobs = {
+        asyncio.create_task(_send_events(workspace.id, after)),
+        asyncio.create_task(_answer_commands(caller, membership)),
+    }
     try:
-        async with WorkspaceFeed(workspace.id, after) as feed:
-            async for event in feed:
-                await websocket.send(event.text())
+        done, _ = await asyncio.wait(jobs, return_when=asyncio.FIRST_COMPLETED)
+        for job in done:
+            job.result()
     except BusClosing:  # the hub is stopping: reconnect in a moment
         await websocket.close(SERVICE_RESTART, "service_restart")
+    except HubError as error:  # the caller's token was revoked, or they left the workspace
+        await websocket.send(frame("error", workspace.id, error.to_dict()))
+        await websocket.close(error.close_code, error.code)
     finally:
-        commands.cancel()
-        with contextlib.suppress(asyncio.CancelledError):
-            await commands
+        for job in jobs:
+            job.cancel()
+        await asyncio.gather(*jobs, return_exceptions=True)
+
+
+async def _send_events(workspace_id: str, after: int) -> None:
+    async with WorkspaceFeed(workspace_id, after) as feed:
+        async for event in feed:
+            await websocket.send(event.text())
 
 
 async def _answer_commands(caller: Caller, membership: Membership) -> None:
-    """Answer the client's frames one at a time, in the order sent (see client_commands)."""
+    """Answer the client's frames one at a time, in the order sent (see client_commands).
+
+    Before each, and every ``RECHECK_S`` when the client is quiet, the caller is looked up
+    again: a revoked token or a membership that ended closes the socket (the ``HubError``
+    raised here), instead of leaving it to read, and act, as if nothing had happened.
+    """
     while True:
-        raw = await websocket.receive()
-        await websocket.send(await handle_frame(raw, caller, membership))
+        raw: str | bytes | None = None
+        with contextlib.suppress(TimeoutError):
+            async with asyncio.timeout(RECHECK_S):
+                raw = await websocket.receive()
+        caller = await caller_again()
+        membership = await require_membership(caller.user, membership.workspace_id)
+        if raw is not None:
+            await websocket.send(await handle_frame(raw, caller, membership))
 
 
 def init_app(app: Quart) -> None:

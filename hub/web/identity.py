@@ -134,6 +134,13 @@ async def current_caller() -> Caller:
     return caller
 
 
+async def caller_again() -> Caller:
+    """The caller of this WebSocket, looked up anew: a socket outlives the moment it opened,
+    and its token may have been revoked since (``Unauthorized`` then)."""
+    g.pop("lineup_caller", None)
+    return await current_caller()
+
+
 async def member_of(workspace_id: str, *, write: bool = False) -> tuple[Caller, Membership]:
     """The caller and their membership of ``workspace_id``.
 

@@ -10,8 +10,10 @@ import pytest
 from quart import Quart
 from quart.testing.connections import WebsocketDisconnectError
 
-from hub.core.events import append_event
-from hub.core.models import Workspace
+from hub.core.events import append_event, utcnow
+from hub.core.models import ApiToken, Membership, Task, Workspace
+from hub.web import client_socket
+from tests.core.scenario import make_agent
 from tests.web.api.conftest import PASSWORD, Person
 
 
@@ -139,3 +141,35 @@ async def test_streaming_text_from_the_gateway_is_forwarded_live(app: Quart, sig
         assert delta["type"] == "message.delta" and delta["payload"]["delta"] == "Hel"
         assert delta["sequence"] == 0 and delta["actor"] == f"agent:{agent.id}"
         assert logged["sequence"] == me.log_start + 1
+
+
+async def test_a_revoked_token_cannot_act_and_its_socket_closes(app: Quart, sign_up) -> None:  # type: ignore[no-untyped-def]
+    me: Person = await sign_up()
+    agent = await make_agent(await Workspace.get(id=me.workspace_id))
+    async with me.client.websocket(path(me, after=me.log_start), headers=me.headers) as socket:
+        assert (await receive(socket))["type"] == "client.welcome"
+        await ApiToken.filter(user_id=me.user_id).update(revoked_at=utcnow())
+        payload = {"title": "after revocation", "targetAgentId": agent.id}
+        command = {"type": "task.create", "payload": payload}
+        await socket.send(json.dumps({"id": "evt_after_revocation", **command}))
+        error = await receive(socket)
+        assert error["type"] == "error" and error["payload"]["code"] == "invalid_token"
+        with pytest.raises(WebsocketDisconnectError):
+            await asyncio.wait_for(socket.receive(), timeout=10)
+    assert not await Task.filter(workspace_id=me.workspace_id, title="after revocation").exists()
+
+
+async def test_a_quiet_socket_closes_once_its_person_leaves_the_workspace(
+    app: Quart,
+    sign_up,  # type: ignore[no-untyped-def]
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(client_socket, "RECHECK_S", 0.05)
+    me: Person = await sign_up()
+    async with me.client.websocket(path(me, after=me.log_start), headers=me.headers) as socket:
+        assert (await receive(socket))["type"] == "client.welcome"
+        await Membership.filter(user_id=me.user_id, workspace_id=me.workspace_id).delete()
+        error = await receive(socket)  # the client sent nothing
+        assert error["type"] == "error" and error["payload"]["code"] == "workspace_not_found"
+        with pytest.raises(WebsocketDisconnectError):
+            await asyncio.wait_for(socket.receive(), timeout=10)
