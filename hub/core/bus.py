@@ -75,21 +75,18 @@ class Subscription:
     dropped: bool = field(default=False)
 
     async def get(self) -> PublishedEvent:
-        """The next event; raises ``SubscriberDropped`` once this subscriber fell behind."""
-        item = await self._queue.get()
-        if item is _CLOSING:
-            raise BusClosing()
-        if item is _DROPPED or item is _MISSED:
-            raise SubscriberDropped(self.last_sequence, fell_behind=item is _DROPPED)
-        assert isinstance(item, PublishedEvent)
-        self.last_sequence = max(self.last_sequence, item.sequence)
-        return item
+        """The next event. Raises ``SubscriberDropped`` once the subscriber must read the log
+        instead, ``BusClosing`` once the process is shutting down."""
+        return self._taken(await self._queue.get())
 
     def get_nowait(self) -> PublishedEvent | None:
         try:
             item = self._queue.get_nowait()
         except asyncio.QueueEmpty:
             return None
+        return self._taken(item)
+
+    def _taken(self, item: object) -> PublishedEvent:
         if item is _CLOSING:
             raise BusClosing()
         if item is _DROPPED or item is _MISSED:

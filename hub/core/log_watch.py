@@ -6,13 +6,13 @@ process that notifies nobody (a ``lineup`` command on SQLite). Live readers woul
 learn of them only at their next wake-up, which for a quiet agent may never come.
 
 So every half second (half a heartbeat interval, if that is shorter) one query reads the
-log's end for every workspace someone here follows.
-A sequence that was in the log a whole period ago and that the bus has still not carried
-was missed: that workspace's readers read the log again (``EventBus.catch_up``). Waiting a
-period before calling a sequence missed leaves time for appends that have committed but
-not yet been published. A downlink sent back to the log also checks whether its agent was
-revoked. This one query replaces two by every agent socket every heartbeat interval, which
-for 5,000 idle agents was two thousand queries a second.
+log's end for every workspace someone here follows. A sequence that was in the log a whole
+period ago and that the bus has still not carried was missed: that workspace's readers
+read the log again (``EventBus.catch_up``). Waiting a period before calling a sequence
+missed leaves time for appends that have committed but not yet been published. A downlink
+sent back to the log also checks whether its agent was revoked. This one query replaces
+two by every agent socket every heartbeat interval, which for 5,000 idle agents was two
+thousand queries a second.
 """
 
 from __future__ import annotations
