@@ -32,6 +32,7 @@ from hub.core.bus import BusClosing
 from hub.core.errors import HubError, InvalidInput
 from hub.core.feed import WorkspaceFeed
 from hub.core.models import Membership, Workspace
+from hub.core.storage_faults import storage_fault
 from hub.web.client_commands import frame, handle_frame
 from hub.web.identity import Caller, caller_again, current_caller
 from hub.web.shutdown import SERVICE_RESTART
@@ -129,8 +130,13 @@ async def _answer_commands(caller: Caller, membership: Membership) -> None:
         with contextlib.suppress(TimeoutError):
             async with asyncio.timeout(RECHECK_S):
                 raw = await websocket.receive()
-        caller = await caller_again()
-        membership = await require_membership(caller.user, membership.workspace_id)
+        try:
+            caller = await caller_again()
+            membership = await require_membership(caller.user, membership.workspace_id)
+        except Exception as error:
+            if isinstance(error, HubError) or storage_fault(error) is None:
+                raise
+            # The database is away: a frame meets that too and is told so; look again later.
         if raw is not None:
             await websocket.send(await handle_frame(raw, caller, membership))
 

@@ -9,9 +9,11 @@ from typing import Any
 import pytest
 from quart import Quart
 from quart.testing.connections import WebsocketDisconnectError
+from tortoise.exceptions import DBConnectionError
 
 from hub.core.events import append_event, utcnow
 from hub.core.models import ApiToken, Membership, Task, Workspace
+from hub.testing import eventually
 from hub.web import client_socket
 from tests.core.scenario import make_agent
 from tests.web.api.conftest import PASSWORD, Person
@@ -173,3 +175,27 @@ async def test_a_quiet_socket_closes_once_its_person_leaves_the_workspace(
         assert error["type"] == "error" and error["payload"]["code"] == "workspace_not_found"
         with pytest.raises(WebsocketDisconnectError):
             await asyncio.wait_for(socket.receive(), timeout=10)
+
+
+async def test_a_recheck_that_meets_a_database_outage_keeps_the_socket(
+    app: Quart,
+    sign_up,  # type: ignore[no-untyped-def]
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The database away for a moment is no reason to drop every browser: the look is
+    taken again at the next frame or period."""
+    monkeypatch.setattr(client_socket, "RECHECK_S", 0.05)
+    looks = 0
+
+    async def away() -> object:
+        nonlocal looks
+        looks += 1
+        raise DBConnectionError("connection refused")
+
+    monkeypatch.setattr(client_socket, "caller_again", away)
+    me: Person = await sign_up()
+    async with me.client.websocket(path(me, after=me.log_start), headers=me.headers) as socket:
+        assert (await receive(socket))["type"] == "client.welcome"
+        await eventually(lambda: looks >= 3, within=10)
+        sequence = await note(me, 1)
+        assert (await receive(socket))["sequence"] == sequence
