@@ -91,8 +91,8 @@ class AgentSession:
         self._send_lock = asyncio.Lock()
         self._last_presence = 0.0
         self._inflight: asyncio.Future[Any] | None = None
-        # Answers not yet sent, oldest first, and the task sending them: it lives only while
-        # some are waiting, so an idle socket keeps no second task.
+        # Answers not yet sent, oldest first, and the task sending them: it runs only while
+        # some are waiting (done otherwise), so an idle socket keeps no second task.
         self._waiting: deque[asyncio.Future[Reply]] = deque()
         self._answering: asyncio.Task[None] | None = None
         self._last_logged: asyncio.Future[Reply] | None = None  # the last frame with an event
@@ -327,21 +327,19 @@ class AgentSession:
         commit per round trip, and still sees its acks in its own order. A frame answered
         at once (a heartbeat, a refusal) with no answer waiting before it is answered here.
         """
-        answering: asyncio.Task[None] | None = None
         try:
             while not self._closed:
                 raw = await self.socket.receive()
-                if answering is not None and answering.done():
-                    answering.result()  # a failed send ends the session, as it would here
+                if self._answering is not None and self._answering.done():
+                    self._answering.result()  # a failed send ends the session, as it would here
                 answer = await self._finish(self._take(raw))
                 if answer.done() and not self._waiting:
                     if not await self._answer(answer.result()):
                         return
                     continue
                 self._waiting.append(answer)
-                if self._answering is None:
-                    answering = asyncio.create_task(self._answer_in_order())
-                    self._answering = answering
+                if self._answering is None or self._answering.done():
+                    self._answering = asyncio.create_task(self._answer_in_order())
                 if len(self._waiting) >= MAX_FRAMES_IN_FLIGHT:
                     await asyncio.shield(self._answering)  # read on once every answer is out
         finally:
@@ -350,13 +348,11 @@ class AgentSession:
                 await asyncio.gather(self._answering, return_exceptions=True)
 
     async def _answer_in_order(self) -> None:
-        try:
-            while self._waiting and not self._closed:
-                if not await self._answer(await asyncio.shield(self._waiting[0])):
-                    return
-                self._waiting.popleft()  # only once sent: a later answer must not overtake
-        finally:
-            self._answering = None
+        """Send the waiting answers oldest first; ends (done) when none is left."""
+        while self._waiting and not self._closed:
+            if not await self._answer(await asyncio.shield(self._waiting[0])):
+                return
+            self._waiting.popleft()  # only once sent: a later answer must not overtake
 
     async def _answer(self, reply: Reply) -> bool:
         """Send one answer; False when it is a revocation, and the socket is closed."""
