@@ -14,6 +14,7 @@ import itertools
 import json
 import threading
 import time
+import weakref
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from email import policy
@@ -22,6 +23,7 @@ from email.parser import BytesParser
 from typing import Any
 
 from aiosmtpd.controller import Controller
+from aiosmtpd.smtp import SMTP
 from hypercorn.asyncio import serve
 from hypercorn.config import Config
 from quart import Quart, request
@@ -50,7 +52,7 @@ class SmtpPeer:
         return "250 OK"
 
     def start(self) -> None:
-        self._controller = Controller(self, hostname="127.0.0.1", port=self.port)
+        self._controller = _ClosingController(self, hostname="127.0.0.1", port=self.port)
         self._controller.start()
 
     def stop(self) -> None:
@@ -61,6 +63,34 @@ class SmtpPeer:
     def to(self, address: str) -> list[EmailMessage]:
         with self._lock:
             return [m for m in self.messages if address in str(m["To"])]
+
+
+class _ClosingController(Controller):
+    """A Controller whose stop also closes the connections still open.
+
+    aiosmtpd's own stop closes only the listening socket; on Python 3.11 a session open at
+    that moment (the hub in the middle of sending) keeps its socket until it is collected,
+    which warns as an unclosed socket."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._sessions: weakref.WeakSet[SMTP] = weakref.WeakSet()
+
+    def factory(self) -> SMTP:
+        session = super().factory()
+        self._sessions.add(session)
+        return session
+
+    def stop(self, no_assert: bool = False) -> None:
+        async def close_sessions() -> None:
+            for session in list(self._sessions):
+                if session.transport is not None:
+                    session.transport.abort()
+            await asyncio.sleep(0)  # lets each transport's connection_lost close its socket
+
+        if self._thread is not None:
+            asyncio.run_coroutine_threadsafe(close_sessions(), self.loop).result(timeout=5)
+        super().stop(no_assert)
 
 
 @dataclass
