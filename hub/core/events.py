@@ -36,6 +36,7 @@ from tortoise.transactions import in_transaction
 from hub.core import batch_writes, projection, relay
 from hub.core.bus import DEFAULT_BUS, EventBus, PublishedEvent
 from hub.core.errors import InvalidInput, NotFound
+from hub.core.fresh_rows import fresh
 from hub.core.group_commit import GroupCommit, Request
 from hub.core.ids import new_id
 from hub.core.models import Event, Workspace
@@ -81,7 +82,8 @@ class _Append:
     bus: EventBus
 
     def event(self, sequence: int, now: datetime) -> Event:
-        return Event(
+        return fresh(
+            Event,
             workspace_id=self.workspace_id,
             sequence=sequence,
             id=self.envelope_id,
@@ -149,6 +151,8 @@ def queue_append(
     envelope_id = envelope_id or new_id("event")
     if not envelope_id or len(envelope_id) > MAX_ENVELOPE_ID_LENGTH:
         raise InvalidInput(f"An envelope id must be 1 to {MAX_ENVELOPE_ID_LENGTH} characters.")
+    if occurred_at is not None and occurred_at.tzinfo is None:
+        occurred_at = occurred_at.replace(tzinfo=UTC)  # the log's clock is UTC throughout
     append = _Append(
         workspace_id,
         type,

@@ -36,6 +36,7 @@ from hub.core.errors import (
     NotFound,
     refused_answer,
 )
+from hub.core.fresh_rows import fresh
 from hub.core.models import (
     PROJECTION_MODELS,
     Artifact,
@@ -101,6 +102,12 @@ def _require(payload: dict[str, Any], key: str) -> Any:
     if value is None or value == "":
         raise InvalidInput(f"The payload needs '{key}'.")
     return value
+
+
+def _require_text(**values: Any) -> None:
+    for key, value in values.items():
+        if value is not None and not isinstance(value, str):
+            raise InvalidInput(f"The payload's '{key}' must be text.")
 
 
 async def _task(event: Event, connection: Connection, task_id: str | None) -> Task:
@@ -180,15 +187,21 @@ async def _message_created(event: Event, connection: Connection) -> None:
                 code="conversation_not_found",
             )
     target = payload.get("targetAgentId")
-    message = Message(
+    content = payload.get("content") or ""
+    task_id = payload.get("taskId") or event.task_id
+    # The row is built as given (hub.core.fresh_rows), so its text columns are checked here:
+    # a number where text belongs would otherwise fail the whole batch's insert.
+    _require_text(messageId=message_id, content=content, targetAgentId=target, taskId=task_id)
+    message = fresh(
+        Message,
         id=message_id,
         workspace_id=event.workspace_id,
         conversation_id=conversation_id,
         author=event.actor,
-        content=payload.get("content") or "",
+        content=content,
         attachments=list(payload.get("attachments") or []),
         target_agent_id=target,
-        task_id=payload.get("taskId") or event.task_id,
+        task_id=task_id,
         created_at=event.recorded_at,
     )
     try:
@@ -196,7 +209,7 @@ async def _message_created(event: Event, connection: Connection) -> None:
     except IntegrityError:
         # The append's transaction rolls back (on PostgreSQL it must: the error ended it).
         raise Conflict(f"Message id {message_id} is taken.", code="id_in_use") from None
-    _about(event, payload.get("taskId") or event.task_id)
+    _about(event, task_id)
     if actor_agent_id(event.actor) is None and target:
         event.recipient_agent_id = target
 

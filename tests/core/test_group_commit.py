@@ -220,6 +220,26 @@ async def test_a_taken_message_id_in_a_shared_insert_is_named_and_refused_alone(
     assert [e.sequence for e in await events_after(workspace.id, 0)] == list(range(1, 8))
 
 
+async def test_a_message_with_a_number_for_text_is_refused_alone(workspace: Workspace) -> None:
+    """Message rows are built as given and inserted together: a value of the wrong type
+    must be refused with its own append, not fail the shared insert of its neighbours."""
+    from hub.core.errors import InvalidInput
+
+    conversation_id = await conversation(workspace)
+    odd = append_event(
+        workspace.id,
+        "message.created",
+        {"messageId": 12345, "conversationId": conversation_id, "content": "numbered"},
+        actor="agent:agt_x",
+    )
+    results = await asyncio.gather(
+        *(message(workspace, conversation_id, n) for n in range(4)), odd, return_exceptions=True
+    )
+    assert isinstance(results[4], InvalidInput) and "messageId" in str(results[4])
+    assert all(isinstance(r, AppendResult) for r in results[:4])
+    assert await Message.filter(workspace_id=workspace.id).count() == 4
+
+
 async def test_a_refusal_is_answered_only_after_what_it_met_is_committed(
     workspace: Workspace,
 ) -> None:
