@@ -48,6 +48,7 @@ from hub.protocol.lap import (
     ResyncRequired,
 )
 from hub.web.shutdown import SERVICE_RESTART
+from plugins.lap_gateway.chain import then
 from plugins.lap_gateway.downlink import AgentDownlink
 from plugins.lap_gateway.frames import (
     FrameRefused,
@@ -397,17 +398,12 @@ class AgentSession:
         if acting is None:  # nothing to store: answered at once
             ack = {"id": envelope.id, "duplicate": False}
             return _settled((hub_frame("ack", ack, **self._ws()), None))
-        self._last_logged = asyncio.ensure_future(self._acked(acting, envelope_id))
+        self._last_logged = then(
+            acting,
+            lambda ack: (hub_frame("ack", ack, **self._ws()), None),
+            lambda error: self._refusal(error, envelope_id),
+        )
         return self._last_logged
-
-    async def _acked(
-        self, acting: Coroutine[Any, Any, dict[str, Any]], envelope_id: str | None
-    ) -> Reply:
-        try:
-            ack = await acting
-        except Exception as error:
-            return self._refusal(error, envelope_id)
-        return hub_frame("ack", ack, **self._ws()), None
 
     def _refusal(self, error: Exception, envelope_id: str | None) -> Reply:
         """The answer to a frame that failed: an error frame, or the revocation to close on."""
@@ -435,9 +431,9 @@ class AgentSession:
 
     def _act(
         self, agent: Agent, envelope: Envelope, payload: WireModel
-    ) -> Coroutine[Any, Any, dict[str, Any]] | None:
-        """Do what the frame asks now: queue its event (the coroutine gives its ``ack``
-        payload once stored), or publish a delta or note a heartbeat (None)."""
+    ) -> asyncio.Future[dict[str, Any]] | None:
+        """Do what the frame asks now: queue its event (the future gives its ``ack`` payload
+        once stored), or publish a delta or note a heartbeat (None)."""
         if envelope.type == "agent.hello":
             raise InvalidInput(
                 "This socket has said hello already.",

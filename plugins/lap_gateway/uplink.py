@@ -13,7 +13,6 @@ The final ``message.create`` under the same ``messageId`` stores the whole text.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Coroutine
 from datetime import UTC, datetime
 from typing import Any
 
@@ -33,6 +32,7 @@ from hub.protocol.lap import (
     TaskChildCreated,
     TaskCreated,
 )
+from plugins.lap_gateway.chain import then
 
 # Uplink type → the log event type it appends.
 EVENT_TYPE_OF_UPLINK = {
@@ -66,10 +66,11 @@ def check_workspace(agent: Agent, envelope: Envelope) -> None:
 
 def queue_uplink(
     agent: Agent, envelope: Envelope, payload: WireModel
-) -> Coroutine[Any, Any, dict[str, Any]]:
-    """Queue the event for a logged uplink type now; the returned coroutine gives the
-    ``ack`` payload once the event is durable. Queued in the order the frames came, so an
-    agent's events keep its order however many are in flight."""
+) -> asyncio.Future[dict[str, Any]]:
+    """Queue the event for a logged uplink type now; the returned future gives the ``ack``
+    payload once the event is durable (cancelling it stops only the waiting: the write goes
+    on). Queued in the order the frames came, so an agent's events keep its order however
+    many are in flight."""
     event_type = EVENT_TYPE_OF_UPLINK[envelope.type]
     body, task_id, conversation_id = _event_payload(envelope, payload)
     if isinstance(payload, TaskCreated):
@@ -85,14 +86,10 @@ def queue_uplink(
         task_id=task_id,
         correlation_id=envelope.correlation_id,
     )
-    return _ack(envelope.id, event_type, stored)
+    return then(stored, lambda result: _ack(envelope.id, event_type, result))
 
 
-async def _ack(
-    envelope_id: str, event_type: str, stored: asyncio.Future[AppendResult]
-) -> dict[str, Any]:
-    # Shielded: a session that ends meanwhile stops waiting, the write goes on.
-    result = await asyncio.shield(stored)
+def _ack(envelope_id: str, event_type: str, result: AppendResult) -> dict[str, Any]:
     ack: dict[str, Any] = {
         "id": envelope_id,
         "sequence": result.sequence,
