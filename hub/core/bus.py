@@ -33,6 +33,9 @@ class PublishedEvent:
     recipient_agent_id: str | None
     envelope: dict[str, Any]
     relayed: bool = False  # came from another hub process (see hub.core.relay)
+    # The one agent this event is for, if any (its recipient, or the agent it revokes): only
+    # that agent's subscriptions are offered it (see ``EventBus.subscribe``).
+    addressee: str | None = None
     _text: str | None = field(default=None, compare=False, repr=False)
 
     def text(self) -> str:
@@ -71,6 +74,7 @@ class Subscription:
     accepts: Callable[[PublishedEvent], bool]
     _queue: asyncio.Queue[object]
     _bus: EventBus
+    addressee: str | None = None
     last_sequence: int = 0
     dropped: bool = field(default=False)
 
@@ -130,6 +134,11 @@ class EventBus:
     def __init__(self, queue_size: int = 1000) -> None:
         self.queue_size = queue_size
         self._subscribers: dict[str, set[Subscription]] = defaultdict(set)
+        # Who is offered what: subscriptions to a whole workspace, and those to the events of
+        # one addressee in it. A hundred agent sockets in one workspace used to be offered
+        # every event each, to pass on one in a hundred.
+        self._whole: dict[str, set[Subscription]] = defaultdict(set)
+        self._addressed: dict[tuple[str, str], set[Subscription]] = defaultdict(set)
         self._listeners: list[Callable[[PublishedEvent], None]] = []
         self._highest: dict[str, int] = {}  # per workspace, the highest sequence carried
 
@@ -140,15 +149,23 @@ class EventBus:
         accepts: Callable[[PublishedEvent], bool] = _accept_all,
         after: int = 0,
         queue_size: int | None = None,
+        addressee: str | None = None,
     ) -> Subscription:
+        """Events of ``workspace_id`` that ``accepts`` takes; with ``addressee``, only those
+        whose ``addressee`` it is."""
         subscription = Subscription(
             workspace_id=workspace_id,
             accepts=accepts,
             _queue=asyncio.Queue(maxsize=(queue_size or self.queue_size) + 1),
             _bus=self,
+            addressee=addressee,
             last_sequence=after,
         )
         self._subscribers[workspace_id].add(subscription)
+        if addressee is None:
+            self._whole[workspace_id].add(subscription)
+        else:
+            self._addressed[workspace_id, addressee].add(subscription)
         return subscription
 
     def add_listener(self, listener: Callable[[PublishedEvent], None]) -> None:
@@ -162,7 +179,10 @@ class EventBus:
     def publish(self, event: PublishedEvent) -> None:
         if event.sequence > self._highest.get(event.workspace_id, 0):
             self._highest[event.workspace_id] = event.sequence
-        for subscription in list(self._subscribers.get(event.workspace_id, ())):
+        offered = list(self._whole.get(event.workspace_id, ()))
+        if event.addressee is not None:
+            offered += self._addressed.get((event.workspace_id, event.addressee), ())
+        for subscription in offered:
             if not subscription.accepts(event):
                 continue
             # One slot stays free for the drop marker, hence the -1.
@@ -213,11 +233,20 @@ class EventBus:
         return sum(len(s) for s in self._subscribers.values())
 
     def _remove(self, subscription: Subscription) -> None:
-        subscribers = self._subscribers.get(subscription.workspace_id)
-        if subscribers is not None:
-            subscribers.discard(subscription)
-            if not subscribers:
-                del self._subscribers[subscription.workspace_id]
+        workspace_id = subscription.workspace_id
+        _discard(self._subscribers, workspace_id, subscription)
+        if subscription.addressee is None:
+            _discard(self._whole, workspace_id, subscription)
+        else:
+            _discard(self._addressed, (workspace_id, subscription.addressee), subscription)
+
+
+def _discard(index: dict[Any, set[Subscription]], key: Any, subscription: Subscription) -> None:
+    subscribers = index.get(key)
+    if subscribers is not None:
+        subscribers.discard(subscription)
+        if not subscribers:
+            del index[key]
 
 
 DEFAULT_BUS = EventBus()

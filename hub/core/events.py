@@ -395,12 +395,16 @@ def to_envelope(event: Event) -> dict[str, Any]:
 
 
 def to_published(event: Event) -> PublishedEvent:
+    addressee = event.recipient_agent_id
+    if event.type == "agent.revoked":  # the revoked agent's socket must hear of it
+        addressee = event.payload.get("agentId")
     return PublishedEvent(
         workspace_id=event.workspace_id,
         sequence=int(event.sequence),
         type=event.type,
         recipient_agent_id=event.recipient_agent_id,
         envelope=to_envelope(event),
+        addressee=addressee,
     )
 
 

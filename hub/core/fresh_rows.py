@@ -25,6 +25,8 @@ class _Shape:
 
     def __init__(self, model: type[Model]) -> None:
         meta = model._meta
+        if not meta._inited:  # its fields are not known yet: nothing to cache
+            raise RuntimeError(f"{model.__name__} is not initialised; open the database first")
         self.names = frozenset(meta.fields - meta.fetch_fields)  # no relation objects
         self.defaults: dict[str, Any] = {}
         for name in self.names:

@@ -24,7 +24,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from hub.core.bus import EventBus, PublishedEvent, SubscriberDropped, Subscription
+from hub.core.bus import EventBus, SubscriberDropped, Subscription
 from hub.core.events import events_after, to_envelope
 from hub.core.models import Agent, AgentStatus, Event
 from hub.protocol.lap import DOWNLINK_PAYLOADS, DOWNLINK_TYPE_OF_EVENT
@@ -91,19 +91,12 @@ class AgentDownlink:
         """Start listening; call before reading where to replay from."""
         if self._subscription is not None:
             self._subscription.close()
-        self._subscription = self._bus.subscribe(self.workspace_id, accepts=self._concerns_me)
+        self._subscription = self._bus.subscribe(self.workspace_id, addressee=self.agent_id)
 
     def close(self) -> None:
         if self._subscription is not None:
             self._subscription.close()
             self._subscription = None
-
-    def _concerns_me(self, event: PublishedEvent) -> bool:
-        if event.recipient_agent_id == self.agent_id:
-            return True
-        return event.type == "agent.revoked" and (
-            event.envelope.get("payload", {}).get("agentId") == self.agent_id
-        )
 
     async def run(self, after: int) -> None:
         """Replay after ``after``, then follow; returns when the agent is revoked."""

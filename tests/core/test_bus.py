@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 
 import pytest
 
@@ -39,6 +40,46 @@ async def test_a_filter_selects_events() -> None:
     bus.publish(event(2, recipient="agt_1"))
     assert (await agent.get()).sequence == 2
     assert agent.get_nowait() is None
+
+
+async def test_an_addressed_subscription_is_offered_its_addressee_s_events_only() -> None:
+    bus = EventBus()
+    whole = bus.subscribe("ws_a")
+    agent_1, agent_2 = (bus.subscribe("ws_a", addressee=a) for a in ("agt_1", "agt_2"))
+    elsewhere = bus.subscribe("ws_b", addressee="agt_1")
+    for sequence, addressee in enumerate((None, "agt_1", "agt_2", "agt_1"), start=1):
+        bus.publish(replace(event(sequence), addressee=addressee))
+    assert [(await whole.get()).sequence for _ in range(4)] == [1, 2, 3, 4]
+    assert [(await agent_1.get()).sequence for _ in range(2)] == [2, 4]
+    assert (await agent_2.get()).sequence == 3
+    assert agent_1.get_nowait() is None and agent_2.get_nowait() is None
+    assert elsewhere.get_nowait() is None
+    agent_1.close()
+    bus.publish(replace(event(5), addressee="agt_1"))
+    assert agent_1.get_nowait() is None
+    assert bus.subscriber_count("ws_a") == 2
+
+
+async def test_a_revocation_is_addressed_to_the_revoked_agent(db: str) -> None:
+    from datetime import UTC, datetime
+
+    from hub.core.events import to_published
+    from hub.core.fresh_rows import fresh
+    from hub.core.models import Event
+
+    now = datetime.now(UTC)
+    revoked = fresh(
+        Event,
+        workspace_id="ws_a",
+        sequence=9,
+        id="evt_9",
+        type="agent.revoked",
+        actor="user:usr_1",
+        payload={"agentId": "agt_1"},
+        occurred_at=now,
+        recorded_at=now,
+    )
+    assert to_published(revoked).addressee == "agt_1"
 
 
 async def test_a_slow_subscriber_is_dropped_and_told_where_to_resume() -> None:
