@@ -120,18 +120,18 @@ def _event_payload(
                 "frame carries its conversation).",
             )
         body["conversationId"] = conversation_id
-        body.setdefault("messageId", new_id("message"))
+        _fill(body, "messageId", "message")
     elif isinstance(payload, TaskChildCreated | TaskCreated):
-        body.setdefault("taskId", new_id("task"))
+        _fill(body, "taskId", "task")
         task_id = body["taskId"]
         if isinstance(payload, TaskCreated):
             conversation_id = payload.conversation_id or envelope.conversation_id
     elif isinstance(payload, InteractionRequested):
         card: dict[str, Any] = body["interaction"]
-        card.setdefault("id", new_id("interaction"))
+        _fill(card, "id", "interaction")
         task_id = envelope.task_id or body.get("taskId")
     elif isinstance(payload, ArtifactCreated):
-        body.setdefault("artifactId", new_id("artifact"))
+        _fill(body, "artifactId", "artifact")
     if envelope.type in ("task.accepted", "task.status_changed"):
         if not task_id:
             raise InvalidInput(
@@ -143,6 +143,13 @@ def _event_payload(
     elif task_id and not isinstance(payload, TaskChildCreated):
         body.setdefault("taskId", task_id)
     return body, task_id, conversation_id
+
+
+def _fill(body: dict[str, Any], key: str, kind: str) -> None:
+    """A new id for ``key`` unless the agent chose one (``setdefault`` would make one, at
+    about 5 µs, for every frame)."""
+    if key not in body:
+        body[key] = new_id(kind)
 
 
 def _aware(moment: datetime) -> datetime:
