@@ -18,8 +18,11 @@ $(VENV)/.installed: pyproject.toml
 run: $(VENV)/.installed
 	$(BIN)/lineup serve
 
-## test: lint, then every test on SQLite and on a throwaway PostgreSQL
-test: $(VENV)/.installed chromium lint test-sqlite test-postgres
+## test: lint, then every test on SQLite and on a throwaway PostgreSQL; the two suites run
+## side by side (each mostly waits on sockets and timers), each one's output shown whole
+## when it ends
+test: $(VENV)/.installed chromium lint
+	$(MAKE) --no-print-directory -j2 --output-sync=target test-sqlite test-postgres
 
 lint: $(VENV)/.installed
 	$(BIN)/ruff check hub plugins tests benchmarks
