@@ -333,9 +333,11 @@ class AgentSession:
                 raw = await self.socket.receive()
                 if self._answering is not None and self._answering.done():
                     self._answering.result()  # a failed send ends the session, as it would here
-                answer = self._take_at_once(raw)
-                if answer is None:  # the frame must wait for the database or a frame before it
-                    answer = await self._finish(self._take(raw))
+                frame = _read(raw)
+                if self._must_wait(frame):
+                    answer = await self._finish(self._take_after_waiting(frame))
+                else:  # nearly every frame: no task of its own needed (see _finish)
+                    answer = self._take(frame)
                 if answer.done() and not self._waiting:
                     if not await self._answer(answer.result()):
                         return
@@ -366,47 +368,39 @@ class AgentSession:
         await self.send(frame)
         return True
 
-    def _take_at_once(self, raw: str | bytes) -> asyncio.Future[Reply] | None:
-        """``_take`` for a frame that has nothing to wait for, which is nearly every one;
-        None for the others. Waiting for nothing, it needs no task of its own (see
-        ``_finish``): one per frame was a twentieth of the hub's time under load."""
-        try:
-            envelope = read_envelope(raw)
-        except FrameRefused as refused:
-            if self._presence_due(heartbeat=False):
-                return None
-            return _settled(self._refusal(refused, None))
-        if self._presence_due(heartbeat=envelope.type == "agent.heartbeat"):
-            return None
-        if envelope.type == "message.delta" and not (
+    def _must_wait(self, frame: Envelope | FrameRefused) -> bool:
+        """Whether taking ``frame`` in awaits something: stamping the agent's presence (every
+        heartbeat, other frames at most twice an interval), or, for a delta, the frame with
+        an event before it. Such frames run in a task (``_finish``); a task per frame was a
+        twentieth of the hub's time under load, so the others are taken in directly."""
+        if isinstance(frame, FrameRefused):
+            return self._presence_due(heartbeat=False)
+        if self._presence_due(heartbeat=frame.type == "agent.heartbeat"):
+            return True
+        return frame.type == "message.delta" and not (
             self._last_logged is None or self._last_logged.done()
-        ):
-            return None
-        return self._taken(envelope)
+        )
 
-    async def _take(self, raw: str | bytes) -> asyncio.Future[Reply]:
-        """Take a frame in; the future gives the frame answering it (never raises), or the
-        revocation noticed meanwhile."""
+    async def _take_after_waiting(self, frame: Envelope | FrameRefused) -> asyncio.Future[Reply]:
+        """``_take``, once what ``_must_wait`` named is done."""
+        envelope = None if isinstance(frame, FrameRefused) else frame
+        kind = envelope.type if envelope is not None else None
         try:
-            envelope = read_envelope(raw)
-        except FrameRefused as refused:
-            try:
-                await self._note_alive(heartbeat=False)
-            except Exception as error:
-                return _settled(self._refusal(error, None))
-            return _settled(self._refusal(refused, None))
-        try:
-            await self._note_alive(heartbeat=envelope.type == "agent.heartbeat")
+            await self._note_alive(heartbeat=kind == "agent.heartbeat")
         except Exception as error:
-            return _settled(self._refusal(error, envelope.id))
-        if envelope.type == "message.delta" and self._last_logged is not None:
+            return _settled(self._refusal(error, envelope.id if envelope is not None else None))
+        if kind == "message.delta" and self._last_logged is not None:
             # Streaming text keeps its place among the agent's events: the ones sent before
             # it are published first, and the next frame is read only after it.
             await asyncio.wait([self._last_logged])
-        return self._taken(envelope)
+        return self._take(frame)
 
-    def _taken(self, envelope: Envelope) -> asyncio.Future[Reply]:
-        """Check the frame and do what it asks; the future settles with its answer."""
+    def _take(self, frame: Envelope | FrameRefused) -> asyncio.Future[Reply]:
+        """Check the frame and do what it asks; the future gives the frame answering it
+        (never raises), or the revocation noticed meanwhile."""
+        if isinstance(frame, FrameRefused):
+            return _settled(self._refusal(frame, None))
+        envelope = frame
         agent = self.agent
         assert agent is not None
         try:
@@ -507,6 +501,13 @@ class AgentSession:
                 envelope.id,
                 ", ".join(names),
             )
+
+
+def _read(raw: str | bytes) -> Envelope | FrameRefused:
+    try:
+        return read_envelope(raw)
+    except FrameRefused as refused:
+        return refused
 
 
 def _settled(reply: Reply) -> asyncio.Future[Reply]:
