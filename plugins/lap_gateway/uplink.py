@@ -21,7 +21,7 @@ from hub.core.errors import Forbidden, InvalidInput
 from hub.core.events import AppendResult, queue_append
 from hub.core.ids import new_id
 from hub.core.models import Agent
-from hub.protocol.base import WireModel
+from hub.protocol.base import WireModel, wire_time
 from hub.protocol.lap import (
     PROTOCOL_VERSION,
     ArtifactCreated,
@@ -81,7 +81,7 @@ def queue_uplink(
         body,
         actor=f"agent:{agent.id}",
         envelope_id=envelope.id,
-        occurred_at=_aware(envelope.occurred_at),
+        occurred_at=envelope.occurred_at,  # without a zone: UTC (queue_append)
         conversation_id=conversation_id,
         task_id=task_id,
         correlation_id=envelope.correlation_id,
@@ -166,7 +166,7 @@ def publish_delta(
         "id": envelope.id,
         "type": "message.delta",
         "version": PROTOCOL_VERSION,
-        "occurredAt": _aware(envelope.occurred_at).isoformat().replace("+00:00", "Z"),
+        "occurredAt": wire_time(_aware(envelope.occurred_at)),
         "workspaceId": agent.workspace_id,
         "sequence": 0,
         "actor": f"agent:{agent.id}",
