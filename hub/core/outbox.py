@@ -16,8 +16,10 @@ mid-batch loses its lease and the rows come back. SQLite ignores the row lock, b
 serialises writers, and one process runs one worker.
 
 At-least-once, exactly-once in practice: a row is marked sent right after the surface
-accepted it. A crash between the two would send it again on restart; email carries a
-``Message-ID`` derived from the row so clients fold such a repeat into one.
+accepted it. A crash between the two would send it again on restart, and so would a
+connection lost after the surface took a message in but before its answer arrived. Email
+carries a ``Message-ID`` derived from the row so clients fold such a repeat into one; the
+Bot API has no such key.
 """
 
 from __future__ import annotations

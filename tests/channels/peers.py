@@ -129,11 +129,11 @@ class BotApiPeer:
         self._new_update = asyncio.Event()
         self._shutdown: asyncio.Event | None = None
         self._server: asyncio.Task[None] | None = None
+        self._serving = _Draining(self._build())
         self.webhook: dict[str, Any] | None = None
         # Set to post updates to a webhook instead of queueing them for getUpdates.
         self.push_to: Callable[[dict[str, Any]], Awaitable[Any]] | None = None
         self._pushing: list[asyncio.Task[Any]] = []
-        self.app = self._build()
 
     # --- the wire -------------------------------------------------------------------------
 
@@ -292,11 +292,13 @@ class BotApiPeer:
 
     async def start(self) -> None:
         self._shutdown = asyncio.Event()
-        self._server = await serve_on_loopback(self.app, self.port, self._shutdown)
+        self._serving.open()
+        self._server = await serve_on_loopback(self._serving, self.port, self._shutdown)
 
     async def stop(self) -> None:
         if self._shutdown is not None and self._server is not None:
-            self._new_update.set()
+            self._new_update.set()  # a long poll answers now
+            await self._serving.drain()
             self._shutdown.set()
             with contextlib.suppress(asyncio.CancelledError):
                 await self._server
@@ -319,6 +321,48 @@ async def serve_on_loopback(app: Quart, port: int, shutdown: asyncio.Event) -> a
         except OSError:
             await asyncio.sleep(0.01)
     raise RuntimeError(f"nothing answered on port {port}")
+
+
+class _Draining:
+    """The Bot API app as served, so that a stop loses no answer.
+
+    A stop first refuses new calls, unrecorded, then waits until every call already taken in
+    has been answered, and only then closes the server. Closing at once would race: hypercorn
+    closes idle keep-alive connections as it ends, and a request arriving on one just then
+    could be recorded with its answer lost. The hub would rightly send it again, a repeat no
+    client can avoid (the Bot API has no idempotency key); an outage test is about the hub's
+    retries, not that race."""
+
+    def __init__(self, app: Quart) -> None:
+        self.app = app
+        self._refusing = False
+        self._open_calls = 0
+        self._answered = asyncio.Event()
+        self._answered.set()
+
+    def open(self) -> None:
+        self._refusing = False
+
+    async def drain(self) -> None:
+        self._refusing = True
+        await self._answered.wait()
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        if self._refusing:  # as a proxy in front of a stopped Bot API answers
+            await send({"type": "http.response.start", "status": 502, "headers": []})
+            await send({"type": "http.response.body", "body": b"Bad Gateway"})
+            return
+        self._open_calls += 1
+        self._answered.clear()
+        try:
+            await self.app(scope, receive, send)  # returns once the answer is written
+        finally:
+            self._open_calls -= 1
+            if not self._open_calls:
+                self._answered.set()
 
 
 class _Refuse(Exception):
