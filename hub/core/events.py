@@ -66,7 +66,7 @@ def utcnow() -> datetime:
     return datetime.now(UTC)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)  # not frozen: its __init__ would go through object.__setattr__
 class _Append:
     """One requested append, as its caller described it; built into an ``Event`` per try."""
 
