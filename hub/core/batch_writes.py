@@ -71,8 +71,9 @@ def _to_db(field: Field[Any]) -> Callable[[Any, Model], Any]:
     """``field.to_db_value``, with a shortcut for text that is text already and fits.
 
     That is nearly every value of an event's or a message's row, and the ORM's conversion
-    and validators cost about a microsecond each, a dozen times per event. Anything else (``None``, a number, a text too long) takes the ORM's way, which
-    converts it or raises its ``ValidationError``."""
+    and validators cost about a microsecond each, a dozen times per event. Anything else
+    (``None``, a number, a text too long) takes the ORM's way, which converts it or raises
+    its ``ValidationError``."""
     convert = field.to_db_value
     if type(field) is TextField and not field.validators:
         limit = sys.maxsize
