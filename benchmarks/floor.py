@@ -98,7 +98,9 @@ async def paced_echo_round_trips(url: str, rate: float, seconds: float) -> dict[
         return await _paced(round_trip, rate, seconds)
 
 
-async def _paced(operation: Any, rate: float, seconds: float) -> dict[str, float]:
+async def _paced(
+    operation: Callable[[], Awaitable[None]], rate: float, seconds: float
+) -> dict[str, float]:
     """Time ``operation`` started on a fixed schedule of ``rate`` a second (late ones go at
     once, as an open-loop load does)."""
     samples = []
