@@ -36,7 +36,7 @@ from hub.core.tasks import MAX_DESCRIPTION_LENGTH, MAX_REASON_LENGTH, create_tas
 from hub.core.views import task_view
 from hub.protocol.interactions import MAX_COMMENT_LENGTH, OptionId
 from hub.protocol.lap import MAX_FRAME_BYTES, Envelope
-from hub.protocol.text import refuse_nul
+from hub.protocol.text import refuse_nul_in_json
 from hub.web.api.base import ApiModel
 from hub.web.identity import Caller
 
@@ -222,7 +222,7 @@ def _read(raw: str | bytes, workspace_id: str) -> Envelope:
         raise InvalidInput(f"The frame is not JSON: {error}.", code="malformed_json") from None
     if not isinstance(data, dict):
         raise InvalidInput("A frame is a JSON object (an envelope).", code="invalid_envelope")
-    refuse_nul(data, "frame")
+    refuse_nul_in_json(raw, data, "frame")
     try:
         envelope = Envelope.model_validate(data)
     except ValidationError as error:

@@ -20,12 +20,11 @@ from hub.core.events import utcnow
 from hub.core.ids import new_id
 from hub.protocol.base import WireModel
 from hub.protocol.lap import MAX_FRAME_BYTES, PROTOCOL_VERSION, UPLINK_PAYLOADS, Envelope
-from hub.protocol.text import NUL, refuse_nul
+from hub.protocol.text import NUL, refuse_nul_in_json
 
 logger = logging.getLogger(__name__)
 
 _UTF8_MAX_BYTES_PER_CHAR = 4
-_NUL_ESCAPE = "\\u0000"  # how JSON text writes NUL
 
 
 class FrameRefused(Exception):
@@ -88,15 +87,12 @@ def read_envelope(raw: str | bytes | None) -> Envelope:
             )
         )
     claimed_id = data.get("id") if isinstance(data.get("id"), str) else None
-    # JSON text can hold NUL only as the escape \u0000 (a raw control character is not
-    # valid JSON), so a frame without it needs no walk through every string it holds.
-    if _NUL_ESCAPE in raw:
-        try:
-            refuse_nul(data, "frame")
-        except InvalidInput as error:
-            # Named in the error frame only if the id is clean, so the sender can settle it.
-            usable_id = claimed_id if claimed_id and NUL not in claimed_id else None
-            raise FrameRefused(error, usable_id) from None
+    try:
+        refuse_nul_in_json(raw, data, "frame")
+    except InvalidInput as error:
+        # Named in the error frame only if the id itself is clean, so the sender can settle it.
+        usable_id = claimed_id if claimed_id and NUL not in claimed_id else None
+        raise FrameRefused(error, usable_id) from None
     try:
         return Envelope.model_validate(data)
     except ValidationError as error:
