@@ -13,7 +13,7 @@ import json
 import logging
 import signal
 import sys
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from typing import Any
 
 from hub.config import Settings, load_settings, settings_table
@@ -203,11 +203,18 @@ async def _serve(args: argparse.Namespace, settings: Settings) -> int:
     from hypercorn.config import Config
 
     from hub.web.app import create_app
+    from hub.web.collector_tuning import tune_for_serving
     from hub.web.shutdown import shutdown_requested
     from hub.web.websocket_compression import decline_permessage_deflate
 
     app = create_app(settings)
     decline_permessage_deflate()
+
+    @app.while_serving  # registered last, so it runs once every startup hook has
+    async def _tune_collector() -> AsyncIterator[None]:
+        tune_for_serving()
+        yield
+
     config = Config()
     config.bind = [f"{settings.host}:{settings.port}"]
     config.accesslog = None
