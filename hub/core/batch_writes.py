@@ -28,6 +28,8 @@ from tortoise.fields.base import Field
 from tortoise.models import Model
 from tortoise.validators import MaxLengthValidator
 
+UNNEST_FROM_ROWS = 8  # PostgreSQL: from this many rows, one insert from per-column arrays
+
 
 class BatchWrites:
     def __init__(self) -> None:
@@ -55,12 +57,22 @@ async def insert_rows(model: type[Model], rows: list[Model], connection: Any) ->
     the ORM builds it anew on every call, which cost more than the insert itself for the
     batch of one that every lone event is. Each value still goes through its field's
     ``to_db_value``, which converts it and checks it (a text too long for its column), or
-    a shortcut that does the same for text (see ``_to_db``)."""
+    a shortcut that does the same for text (see ``_to_db``).
+
+    On PostgreSQL a batch of ``UNNEST_FROM_ROWS`` or more is one insert from arrays, one
+    per column: a statement run once per row repeats the executor's start, its triggers'
+    queue and its end for every row, and for a group commit of 200 events and their
+    messages that took half as long again in the server's CPU (160 against 100 µs per
+    event). Below that, planning the arrays costs more than it saves."""
     dialect = connection.capabilities.dialect
     statement = _INSERTS.get((model, dialect))
     if statement is None:
         statement = _INSERTS[model, dialect] = _InsertStatement(model, dialect)
     fields = statement.fields
+    if statement.from_arrays is not None and len(rows) >= UNNEST_FROM_ROWS:
+        columns = [[to_db(getattr(row, name), row) for row in rows] for name, to_db in fields]
+        await connection.execute_query(statement.from_arrays, columns)
+        return
     await connection.execute_many(
         statement.sql,
         [[to_db(getattr(row, name), row) for name, to_db in fields] for row in rows],
@@ -97,11 +109,26 @@ class _InsertStatement:
         names = [name for name in meta.fields_db_projection if name not in generated]
         self.fields = [(name, _to_db(meta.fields_map[name])) for name in names]
         columns = ", ".join(f'"{meta.fields_db_projection[name]}"' for name in names)
+        self.from_arrays: str | None = None
         if dialect == "postgres":
             marks = ", ".join(f"${n}" for n in range(1, len(names) + 1))
+            # Arrays of the column's type without its length: a cast to varchar(n) would
+            # cut a longer text short, where storing it in the column refuses it.
+            arrays = ", ".join(
+                f"${n}::{_unsized(meta.fields_map[name].get_for_dialect(dialect, 'SQL_TYPE'))}[]"
+                for n, name in enumerate(names, start=1)
+            )
+            self.from_arrays = (
+                f'INSERT INTO "{meta.db_table}" ({columns}) SELECT * FROM unnest({arrays})'
+            )
         else:
             marks = ", ".join("?" * len(names))
         self.sql = f'INSERT INTO "{meta.db_table}" ({columns}) VALUES ({marks})'
+
+
+def _unsized(sql_type: str) -> str:
+    """``VARCHAR(40)`` → ``VARCHAR``: the type without its length or precision."""
+    return sql_type.split("(", 1)[0]
 
 
 _INSERTS: dict[tuple[type[Model], str], _InsertStatement] = {}

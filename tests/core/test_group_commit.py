@@ -192,8 +192,10 @@ async def test_subscribers_see_each_event_once_in_order(workspace: Workspace) ->
     assert seen == list(range(1, 52))
 
 
+# Below and above batch_writes.UNNEST_FROM_ROWS: one statement per row, then from arrays.
+@pytest.mark.parametrize("neighbours", [6, 12])
 async def test_a_taken_message_id_in_a_shared_insert_is_named_and_refused_alone(
-    workspace: Workspace,
+    workspace: Workspace, neighbours: int
 ) -> None:
     """Messages are inserted together when the batch ends; when that insert meets a taken
     id, the batch is written again one by one, so only the offender is refused."""
@@ -208,16 +210,17 @@ async def test_a_taken_message_id_in_a_shared_insert_is_named_and_refused_alone(
         envelope_id="env-clash",
     )
     results = await asyncio.gather(
-        *(message(workspace, conversation_id, n) for n in range(6)),
+        *(message(workspace, conversation_id, n) for n in range(neighbours)),
         clash,
         return_exceptions=True,
     )
-    refused = results[6]
+    refused = results[neighbours]
     assert isinstance(refused, Conflict) and refused.code == "id_in_use"
-    assert all(isinstance(r, AppendResult) for r in results[:6])
-    assert await Message.filter(workspace_id=workspace.id).count() == 6
+    assert all(isinstance(r, AppendResult) for r in results[:neighbours])
+    assert await Message.filter(workspace_id=workspace.id).count() == neighbours
     assert (await Message.get(id="msg-3")).content == "line 3"
-    assert [e.sequence for e in await events_after(workspace.id, 0)] == list(range(1, 8))
+    sequences = [e.sequence for e in await events_after(workspace.id, 0)]
+    assert sequences == list(range(1, neighbours + 2))
 
 
 async def test_a_message_with_a_number_for_text_is_refused_alone(workspace: Workspace) -> None:
