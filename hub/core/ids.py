@@ -56,6 +56,7 @@ def new_id(kind: str) -> str:
 
 _CROCKFORD = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"  # base 32 without I, L, O, U
 _PAIRS = [high + low for high in _CROCKFORD for low in _CROCKFORD]  # 10 bits → 2 characters
+_PAIR_SHIFTS = tuple(range(115, 4, -10))  # the twelve pairs between the first and last 5 bits
 _lock = threading.Lock()
 _last_ms = 0
 _last_randomness = 0
@@ -81,6 +82,3 @@ def new_ulid() -> str:
         + "".join([_PAIRS[(value >> shift) & 1023] for shift in _PAIR_SHIFTS])
         + _CROCKFORD[value & 31]
     )
-
-
-_PAIR_SHIFTS = tuple(range(115, 4, -10))

@@ -18,8 +18,9 @@ collections skip (``gc.freeze``), and lets the young generation hold
 ``YOUNG_GENERATION_THRESHOLD`` objects before it is collected, well above what the work in
 flight keeps alive, so those objects are freed by reference counting before any collection
 sees them. In the same profile the collector's share fell to 0.4 % and the hub's CPU time
-per event by about a quarter (``benchmarks/RESULTS.md``, round 6). Memory held by cyclic
-garbage between collections stays bounded by that threshold: a few MiB at most.
+per event by about a quarter (``benchmarks/RESULTS.md``, round 6). The price is memory:
+garbage caught in reference cycles waits for the next young collection, up to that many
+objects of it.
 """
 
 from __future__ import annotations
