@@ -203,10 +203,17 @@ def _bearer(scope: Scope) -> str:
 
 
 async def _refuse(send: ASGISendCallable, error: HubError) -> None:
+    """Answer with ``error`` and close the connection.
+
+    The request's body is never read (a stranger's upload is not worth taking in), and
+    hypercorn closes a connection whose request it has not read to the end. Without
+    ``Connection: close`` a client reusing the connection may send its next request just
+    as it closes, and get no answer at all."""
     body = json.dumps({"error": error.to_dict()}).encode()
     headers: list[tuple[bytes, bytes]] = [
         (b"content-type", b"application/json"),
         (b"content-length", str(len(body)).encode()),
+        (b"connection", b"close"),
     ]
     if error.status == 401:
         headers.append((b"www-authenticate", b'Bearer realm="lineup"'))

@@ -97,6 +97,9 @@ async def test_mcp_over_http_refuses_requests_without_a_valid_agent_credential(
         wrong = await http.post("/mcp/", json={}, headers={"Authorization": "Bearer nope"})
     assert bare.status_code == 401 and bare.json()["error"]["code"] == "credential_required"
     assert wrong.status_code == 401 and wrong.json()["error"]["code"] == "invalid_credential"
+    # The body was left unread, so the connection ends: said, not left for the client to
+    # find out by a request that meets a closed socket.
+    assert bare.headers["connection"] == wrong.headers["connection"] == "close"
 
 
 async def _status_is(hub: LiveHub, task_id: str, status: str) -> bool:
