@@ -70,9 +70,9 @@ translations: $(VENV)/.installed
 screenshots: $(VENV)/.installed chromium
 	$(BIN)/python -m tests.e2e.browser.screenshots docs/screenshots
 
-## migrations: write a new migration after changing hub/core/models.py (NAME=what_changed)
+## migrations: write a new migration after changing hub/core/store/models.py (NAME=what_changed)
 migrations: $(VENV)/.installed
-	$(BIN)/tortoise -c hub.core.migrations_config.TORTOISE_ORM makemigrations --name $(NAME)
+	$(BIN)/tortoise -c hub.core.store.migrations_config.TORTOISE_ORM makemigrations --name $(NAME)
 
 clean:
 	rm -rf $(VENV) var .pytest_cache .mypy_cache .ruff_cache

@@ -62,7 +62,7 @@ async def serve(port: int) -> None:
     from hypercorn.asyncio import serve as hypercorn_serve
     from hypercorn.config import Config
 
-    from hub.web.websocket_compression import decline_permessage_deflate
+    from hub.host.websocket_compression import decline_permessage_deflate
 
     decline_permessage_deflate()  # as the hub does: the floor is the same server, bare
     config = Config()

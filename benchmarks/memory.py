@@ -30,9 +30,9 @@ async def probe(connections: int, top: int) -> None:
     from hypercorn.config import Config
 
     from hub.config import load_settings
+    from hub.host.app import create_app
+    from hub.host.websocket_compression import decline_permessage_deflate
     from hub.testing import TestDatabases, free_port
-    from hub.web.app import create_app
-    from hub.web.websocket_compression import decline_permessage_deflate
 
     secret_key = "bench-secret-key-" + "b" * 32
     scratch = Path(tempfile.mkdtemp(prefix="lineup-memory-"))

@@ -103,13 +103,13 @@ class Worker:
 
 
 async def _seed(url: str, profile: Profile, secret_key: str) -> dict[str, Any]:
-    from hub.core.accounts import create_api_token, create_user
-    from hub.core.agents import redeem_pairing_code
-    from hub.core.credentials import hash_token, new_token
-    from hub.core.events import append_event
+    from hub.core.agents.pairing import create_pairing_code
+    from hub.core.agents.registry import redeem_pairing_code
     from hub.core.ids import new_id
-    from hub.core.models import Agent, AgentStatus
-    from hub.core.pairing import create_pairing_code
+    from hub.core.log.events import append_event
+    from hub.core.people.accounts import create_api_token, create_user
+    from hub.core.people.credentials import hash_token, new_token
+    from hub.core.store.models import Agent, AgentStatus
     from hub.testing import opened
 
     async def workspace_with_agents(email: str, agents: int) -> dict[str, Any]:
@@ -180,7 +180,7 @@ async def _wait_for_port(port: int) -> None:
 
 
 async def _last_sequence(url: str, workspace_id: str) -> int:
-    from hub.core.events import last_sequence
+    from hub.core.log.events import last_sequence
     from hub.testing import opened
 
     async with opened(url):

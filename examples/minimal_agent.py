@@ -1,7 +1,7 @@
 """A complete LineUp adapter: take tasks, ask before acting, report, finish.
 
-    python examples/minimal_agent.py http://127.0.0.1:8000 PAIRING-CODE   # first run
-    python examples/minimal_agent.py http://127.0.0.1:8000                # later runs
+python examples/minimal_agent.py http://127.0.0.1:8000 PAIRING-CODE   # first run
+python examples/minimal_agent.py http://127.0.0.1:8000                # later runs
 """
 
 import asyncio

@@ -179,7 +179,7 @@ async def _config(args: argparse.Namespace, settings: Settings) -> int:
 
 @command("migrate")
 async def _migrate(args: argparse.Namespace, settings: Settings) -> int:
-    from hub.core.database import migrate
+    from hub.core.store.database import migrate
 
     await migrate(settings.resolved_database_url)
     print("database is up to date")
@@ -188,8 +188,8 @@ async def _migrate(args: argparse.Namespace, settings: Settings) -> int:
 
 @command("restored")
 async def _restored(args: argparse.Namespace, settings: Settings) -> int:
-    from hub.core.database import database
-    from hub.core.events import start_new_epochs
+    from hub.core.log.events import start_new_epochs
+    from hub.core.store.database import database
 
     async with database(settings.resolved_database_url):
         count = await start_new_epochs()
@@ -202,10 +202,10 @@ async def _serve(args: argparse.Namespace, settings: Settings) -> int:
     from hypercorn.asyncio import serve
     from hypercorn.config import Config
 
-    from hub.web.app import create_app
-    from hub.web.collector_tuning import tune_for_serving
-    from hub.web.shutdown import shutdown_requested
-    from hub.web.websocket_compression import decline_permessage_deflate
+    from hub.host.app import create_app
+    from hub.host.collector_tuning import tune_for_serving
+    from hub.host.lifecycle import shutdown_requested
+    from hub.host.websocket_compression import decline_permessage_deflate
 
     app = create_app(settings)
     decline_permessage_deflate()
@@ -237,8 +237,8 @@ async def _serve(args: argparse.Namespace, settings: Settings) -> int:
 
 @command("user create")
 async def _user_create(args: argparse.Namespace, settings: Settings) -> int:
-    from hub.core.accounts import create_user
-    from hub.core.database import database
+    from hub.core.people.accounts import create_user
+    from hub.core.store.database import database
 
     password = sys.stdin.readline().rstrip("\n") if args.password_stdin else None
     async with database(settings.resolved_database_url):
@@ -249,8 +249,8 @@ async def _user_create(args: argparse.Namespace, settings: Settings) -> int:
 
 @command("token create")
 async def _token_create(args: argparse.Namespace, settings: Settings) -> int:
-    from hub.core.accounts import create_api_token, user_by_email
-    from hub.core.database import database
+    from hub.core.people.accounts import create_api_token, user_by_email
+    from hub.core.store.database import database
 
     async with database(settings.resolved_database_url):
         user = await user_by_email(args.email)
@@ -261,10 +261,10 @@ async def _token_create(args: argparse.Namespace, settings: Settings) -> int:
 
 @command("pair")
 async def _pair(args: argparse.Namespace, settings: Settings) -> int:
-    from hub.core.database import database
+    from hub.core.agents.pairing import create_pairing_code
     from hub.core.errors import NotFound
-    from hub.core.models import Workspace
-    from hub.core.pairing import create_pairing_code
+    from hub.core.store.database import database
+    from hub.core.store.models import Workspace
 
     async with database(settings.resolved_database_url):
         if not await Workspace.filter(id=args.workspace).exists():
@@ -309,8 +309,8 @@ def _print_sdk_error(error: BaseException) -> int:
 
 @command("agents list")
 async def _agents_list(args: argparse.Namespace, settings: Settings) -> int:
-    from hub.core.agents import agent_view, list_agents
-    from hub.core.database import database
+    from hub.core.agents.registry import agent_view, list_agents
+    from hub.core.store.database import database
 
     async with database(settings.resolved_database_url):
         for agent in await list_agents(args.workspace):
@@ -320,8 +320,8 @@ async def _agents_list(args: argparse.Namespace, settings: Settings) -> int:
 
 @command("agents confirm")
 async def _agents_confirm(args: argparse.Namespace, settings: Settings) -> int:
-    from hub.core.agents import agent_view, confirm_agent
-    from hub.core.database import database
+    from hub.core.agents.registry import agent_view, confirm_agent
+    from hub.core.store.database import database
 
     async with database(settings.resolved_database_url):
         agent = await confirm_agent(args.workspace, args.agent_id, args.name, by="system")
@@ -331,8 +331,8 @@ async def _agents_confirm(args: argparse.Namespace, settings: Settings) -> int:
 
 @command("agents revoke")
 async def _agents_revoke(args: argparse.Namespace, settings: Settings) -> int:
-    from hub.core.agents import agent_view, revoke_agent
-    from hub.core.database import database
+    from hub.core.agents.registry import agent_view, revoke_agent
+    from hub.core.store.database import database
 
     async with database(settings.resolved_database_url):
         agent = await revoke_agent(args.workspace, args.agent_id, by="system")

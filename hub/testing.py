@@ -32,7 +32,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 from ulid import ULID
 
-from hub.core.database import close_database, migrate, open_database
+from hub.core.store.database import close_database, migrate, open_database
 
 POSTGRES_URL_VARIABLE = "LINEUP_TEST_DATABASE_URL"
 

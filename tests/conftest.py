@@ -13,8 +13,8 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from hub.core.accounts import create_user
-from hub.core.models import User, Workspace
+from hub.core.people.accounts import create_user
+from hub.core.store.models import User, Workspace
 from hub.testing import TestDatabases, opened, temporary_directory, test_postgres_url
 
 if TYPE_CHECKING:
@@ -124,10 +124,10 @@ def _fresh_token_limits() -> Iterator[None]:
     Only once the web app is loaded: tests of the slim SDK never import it."""
     import sys
 
-    identity = sys.modules.get("hub.web.identity")
+    identity = sys.modules.get("hub.host.identity")
     if identity is not None:
         identity.TOKEN_FAILURES.reset()
     yield
-    identity = sys.modules.get("hub.web.identity")
+    identity = sys.modules.get("hub.host.identity")
     if identity is not None:
         identity.TOKEN_FAILURES.reset()

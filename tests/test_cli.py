@@ -9,8 +9,8 @@ import sys
 from pathlib import Path
 
 from hub.config import load_settings
-from hub.core.credentials import hash_pairing_code, hash_token
-from hub.core.models import ApiToken, Membership, PairingCode, User
+from hub.core.people.credentials import hash_pairing_code, hash_token
+from hub.core.store.models import ApiToken, Membership, PairingCode, User
 from hub.testing import opened
 
 SECRET = "cli-test-secret-" + "k" * 32
@@ -115,7 +115,7 @@ def test_config_prints_the_table(tmp_path: Path) -> None:
 
 
 async def test_restored_starts_a_new_epoch(database_url: str, tmp_path: Path) -> None:
-    from hub.core.models import Workspace
+    from hub.core.store.models import Workspace
 
     created = lineup(database_url, tmp_path, "user", "create", "epoch@example.com")
     workspace_id = json.loads(created.stdout)["workspaceId"]
@@ -131,9 +131,9 @@ async def test_restored_starts_a_new_epoch(database_url: str, tmp_path: Path) ->
 async def test_agents_are_listed_confirmed_and_revoked_from_the_cli(
     database_url: str, tmp_path: Path
 ) -> None:
-    from hub.core.agents import redeem_pairing_code
-    from hub.core.models import Agent
-    from hub.core.pairing import create_pairing_code
+    from hub.core.agents.pairing import create_pairing_code
+    from hub.core.agents.registry import redeem_pairing_code
+    from hub.core.store.models import Agent
 
     created = lineup(database_url, tmp_path, "user", "create", "agents@example.com")
     workspace_id = json.loads(created.stdout)["workspaceId"]

@@ -10,8 +10,8 @@ from quart import Quart
 
 from hub.config import load_settings
 from hub.core.errors import ConfigurationError
+from hub.host.app import create_app
 from hub.plugins import LOADED_KEY, PLUGIN_GROUP, discover_plugins, load_plugins
-from hub.web.app import create_app
 from tests.core.agent_setup import SECRET_KEY
 
 

@@ -41,8 +41,8 @@ from quart import Blueprint
 from hub.channels.cards import Card, Notice
 from hub.channels.invitations import InvitationMail
 from hub.config import Settings
-from hub.core.outbox import DeliveryRefused
-from hub.core.preferences import EVENTS
+from hub.core.notify.outbox import DeliveryRefused
+from hub.core.notify.preferences import EVENTS
 from hub.protocol.interactions import InteractionType
 
 __all__ = ["Capabilities", "Channel", "ChannelContext", "DeliveryRefused", "Recipient"]

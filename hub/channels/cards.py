@@ -18,10 +18,10 @@ from datetime import datetime
 from typing import Any
 
 from hub.channels.action_view import ActionView, action_view
-from hub.core.interactions import display_names
-from hub.core.models import Agent, Interaction, Task
-from hub.core.policies import PolicyStatus, policy_status
-from hub.core.views import effective_interaction_status
+from hub.core.approvals.policies import PolicyStatus, policy_status
+from hub.core.store.models import Agent, Interaction, Task
+from hub.core.work.interactions import display_names
+from hub.core.work.views import effective_interaction_status
 from hub.protocol.actions import ProposedAction
 from hub.protocol.interactions import InputSpec, InteractionCard, InteractionType, Risk
 

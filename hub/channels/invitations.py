@@ -2,7 +2,7 @@
 
 Built when the outbox delivers the row (``ChannelRuntime.deliver``), from the invitation as
 it stands then: an invitation accepted or revoked before the mail went out is not sent.
-The link is rebuilt from the hub's secret (``hub.core.invitations.invitation_token``): the
+The link is rebuilt from the hub's secret (``hub.core.people.invitations.invitation_token``): the
 outbox row holds only the invitation's id.
 """
 
@@ -11,10 +11,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
-from hub.core.invitations import invitation_token, join_url
-from hub.core.member_changes import is_open
-from hub.core.models import Invitation, User, Workspace
-from hub.core.preferences import settings_for
+from hub.core.notify.preferences import settings_for
+from hub.core.people.invitations import invitation_token, join_url
+from hub.core.people.member_changes import is_open
+from hub.core.store.models import Invitation, User, Workspace
 
 
 @dataclass(frozen=True, slots=True)

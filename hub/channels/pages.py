@@ -30,10 +30,10 @@ from hub.channels.wording import (
     voted_text,
     when,
 )
+from hub.core.approvals.permissions import NotAllowedToAnswer, may_answer
 from hub.core.errors import AlreadyDecided, Conflict, Forbidden, Gone, InvalidInput, NotFound
-from hub.core.models import Membership, User
-from hub.core.notification_models import UsedLink
-from hub.core.permissions import NotAllowedToAnswer, may_answer
+from hub.core.store.models import Membership, User
+from hub.core.store.notification_models import UsedLink
 from hub.i18n import gettext as _
 from hub.i18n import language_in_effect, language_tag, speaking
 from hub.protocol.interactions import declines

@@ -30,18 +30,19 @@ from hub.channels.invitations import load_invitation_mail
 from hub.channels.links import LinkSigner
 from hub.channels.registry import available_channels
 from hub.config import Settings
-from hub.core.accounts import require_membership
-from hub.core.bus import DEFAULT_BUS, PublishedEvent
-from hub.core.channel_accounts import create_link_token
+from hub.core.approvals.permissions import may_answer
 from hub.core.errors import Conflict
-from hub.core.interactions import respond_to_interaction
-from hub.core.models import User
-from hub.core.notification_models import ChannelAccount, Notification, NotificationKind
-from hub.core.notifications import may_enqueue
-from hub.core.outbox import OutboxWorker, Outcome, RetryPolicy
-from hub.core.permissions import may_answer
-from hub.core.preferences import Surface, declare_surface, settings_for, withdraw_surface
-from hub.core.views import iso
+from hub.core.log.bus import DEFAULT_BUS, PublishedEvent
+from hub.core.notify.channel_accounts import create_link_token
+from hub.core.notify.notifications import may_enqueue
+from hub.core.notify.outbox import OutboxWorker, Outcome, RetryPolicy
+from hub.core.notify.preferences import Surface, declare_surface, settings_for, withdraw_surface
+from hub.core.people.accounts import require_membership
+from hub.core.store.models import User
+from hub.core.store.notification_models import ChannelAccount, Notification, NotificationKind
+from hub.core.work.interactions import respond_to_interaction
+from hub.host.settings import settings_of
+from hub.protocol.clock import iso
 
 logger = logging.getLogger(__name__)
 
@@ -243,7 +244,7 @@ def runtime_of(app: Quart) -> ChannelRuntime:
 def init_app(app: Quart) -> None:
     from hub.channels import pages
 
-    settings: Settings = app.config["LINEUP"]
+    settings: Settings = settings_of(app)
     runtime = ChannelRuntime(settings)
     app.extensions[EXTENSION] = runtime
     pages.init_app(app)

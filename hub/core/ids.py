@@ -41,7 +41,7 @@ PREFIXES = {
 }
 
 
-# Every id column holds 40 characters (hub.core.models): a longer string names nothing, and
+# Every id column holds 40 characters (hub.core.store.models): a longer string names nothing, and
 # the ORM refuses to even compare it with a column, so callers check before they look up.
 MAX_ID_LENGTH = 40
 

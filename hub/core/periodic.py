@@ -13,7 +13,7 @@ import contextlib
 import logging
 from collections.abc import Awaitable, Callable
 
-from hub.core.storage_faults import storage_fault
+from hub.core.store.storage_faults import storage_fault
 
 logger = logging.getLogger(__name__)
 

@@ -7,8 +7,6 @@ adapter talking to an older hub loses nothing; the gateway logs them.
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
-
 from pydantic import BaseModel, ConfigDict
 from pydantic.alias_generators import to_camel
 
@@ -28,8 +26,3 @@ class WireModel(BaseModel):
     @property
     def unknown_fields(self) -> list[str]:
         return sorted(self.model_extra or {})
-
-
-def wire_time(moment: datetime) -> str:
-    """A moment as the wire writes it: ISO 8601 in UTC with a ``Z``."""
-    return moment.astimezone(UTC).isoformat().replace("+00:00", "Z")

@@ -10,12 +10,13 @@ and sends it back as ``lastSequence`` (with the log's ``epoch``) in its next ``a
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Annotated, Any, Literal
 
 from pydantic import Field, StringConstraints
 
 from hub.protocol.base import WireModel
+from hub.protocol.clock import utcnow
 from hub.protocol.interactions import InteractionCard
 
 PROTOCOL_VERSION = "0.1"
@@ -24,10 +25,6 @@ MAX_FRAME_BYTES = 1_000_000
 
 Id = Annotated[str, StringConstraints(min_length=1, max_length=100)]
 ObjectId = Annotated[str, StringConstraints(min_length=1, max_length=40, pattern=r"^[\w-]+$")]
-
-
-def utcnow() -> datetime:
-    return datetime.now(UTC)
 
 
 class Envelope(WireModel):

@@ -29,6 +29,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from hub.protocol.actions import ProposedAction
+from hub.protocol.clock import utcnow
 from hub.protocol.interactions import (
     ApprovalPolicy,
     InteractionCard,
@@ -43,7 +44,6 @@ from hub.protocol.lap import (
     AgentPaired,
     AgentWelcome,
     ResyncRequired,
-    utcnow,
 )
 from hub.sdk.backoff import Backoff
 from hub.sdk.connection import Connection

@@ -20,7 +20,8 @@ from pydantic import ValidationError
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidStatus
 
-from hub.protocol.lap import ENDPOINT_PATH, MAX_FRAME_BYTES, AgentPaired, AgentWelcome, utcnow
+from hub.protocol.clock import utcnow
+from hub.protocol.lap import ENDPOINT_PATH, MAX_FRAME_BYTES, AgentPaired, AgentWelcome
 from hub.sdk.backoff import Backoff
 from hub.sdk.errors import AuthenticationFailed, HubError
 from hub.sdk.ids import new_id

@@ -13,7 +13,7 @@ from pathlib import Path
 from quart import Blueprint, Quart, Response, abort, send_from_directory, url_for
 from quart_schema import hide
 
-from hub.web.pages.security import harden
+from hub.host.headers import harden
 
 blueprint = Blueprint("api_docs", __name__)
 

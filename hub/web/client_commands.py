@@ -25,20 +25,25 @@ from typing import Any
 
 from pydantic import BaseModel, Field, ValidationError
 
-from hub.core.conversations import MAX_CONTENT_LENGTH, MAX_TITLE_LENGTH, post_message
 from hub.core.errors import Forbidden, HubError, InvalidInput, PayloadTooLarge
-from hub.core.events import PROTOCOL_VERSION
-from hub.core.idempotency import envelope_id_for
-from hub.core.interactions import interaction_detail, respond_to_interaction
-from hub.core.models import Event, Membership, Role
-from hub.core.storage_faults import refused_value, storage_fault
-from hub.core.tasks import MAX_DESCRIPTION_LENGTH, MAX_REASON_LENGTH, create_task, request_cancel
-from hub.core.views import task_view
+from hub.core.log.events import PROTOCOL_VERSION
+from hub.core.log.idempotency import envelope_id_for
+from hub.core.store.models import Event, Membership, Role
+from hub.core.store.storage_faults import refused_value, storage_fault
+from hub.core.text import refuse_nul_in_json
+from hub.core.work.conversations import MAX_CONTENT_LENGTH, MAX_TITLE_LENGTH, post_message
+from hub.core.work.interactions import interaction_detail, respond_to_interaction
+from hub.core.work.tasks import (
+    MAX_DESCRIPTION_LENGTH,
+    MAX_REASON_LENGTH,
+    create_task,
+    request_cancel,
+)
+from hub.core.work.views import task_view
+from hub.host.identity import Caller
 from hub.protocol.interactions import MAX_COMMENT_LENGTH, OptionId
 from hub.protocol.lap import MAX_FRAME_BYTES, Envelope
-from hub.protocol.text import refuse_nul_in_json
 from hub.web.api.base import ApiModel
-from hub.web.identity import Caller
 
 logger = logging.getLogger(__name__)
 
@@ -159,7 +164,7 @@ class _Kind:
     model: type[BaseModel]
     handler: Handler
     # The purpose the service derives the envelope id of the frame's last event from (see
-    # hub.core.idempotency): how the ack finds that event's sequence, and a repeat.
+    # hub.core.log.idempotency): how the ack finds that event's sequence, and a repeat.
     purpose: Callable[[Any], str]
 
 

@@ -27,15 +27,15 @@ import contextlib
 
 from quart import Blueprint, Quart, websocket
 
-from hub.core.accounts import require_membership
-from hub.core.bus import BusClosing
 from hub.core.errors import HubError, InvalidInput
-from hub.core.feed import WorkspaceFeed
-from hub.core.models import Membership, Workspace
-from hub.core.storage_faults import storage_fault
+from hub.core.log.bus import BusClosing
+from hub.core.log.feed import WorkspaceFeed
+from hub.core.people.accounts import require_membership
+from hub.core.store.models import Membership, Workspace
+from hub.core.store.storage_faults import storage_fault
+from hub.host.identity import Caller, caller_again, current_caller
+from hub.host.lifecycle import SERVICE_RESTART
 from hub.web.client_commands import frame, handle_frame
-from hub.web.identity import Caller, caller_again, current_caller
-from hub.web.shutdown import SERVICE_RESTART
 
 blueprint = Blueprint("client_socket", __name__)
 

@@ -16,10 +16,10 @@ from collections.abc import AsyncGenerator
 
 from quart import Quart
 
-from hub.core.bus import DEFAULT_BUS
+from hub.core.agents.remote import REMOTE_AGENTS_EXTENSION
 from hub.core.errors import ConfigurationError
-from hub.web.api.remote_agents import REMOTE_AGENTS_EXTENSION
-from hub.web.app import settings_of
+from hub.core.log.bus import DEFAULT_BUS
+from hub.host.settings import settings_of
 
 
 def init_app(app: Quart) -> None:

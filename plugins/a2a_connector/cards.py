@@ -14,8 +14,8 @@ from typing import Any
 
 import httpx
 
+from hub.core.agents.remote import RemoteCard
 from hub.core.errors import InvalidInput
-from hub.core.remote_agents import RemoteCard
 from hub.net import guarded_http_client
 from plugins.a2a_connector import untrusted
 from plugins.a2a_connector.errors import RemoteUnreachable

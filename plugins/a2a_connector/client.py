@@ -14,7 +14,7 @@ from contextlib import asynccontextmanager
 from a2a.client import Client, ClientConfig, create_client
 from a2a.types.a2a_pb2 import AgentCapabilities, AgentCard, AgentInterface
 
-from hub.core.remote_models import RemoteAgent
+from hub.core.store.remote_models import RemoteAgent
 from hub.net import guarded_http_client
 
 CALL_TIMEOUT_S = 60.0

@@ -4,7 +4,7 @@ A reconcile pass finds the work from the database alone: queued tasks addressed 
 remote agent that have no ledger row yet (claimed by inserting one: the task id is the
 row's key, so of two hub processes only one claims a task) and ledger rows not finished
 (a restart resumes them). Each call is driven by one process at a time, the one holding
-its lease (``hub.core.remote_calls``): a pass claims calls that are free or whose owner
+its lease (``hub.core.agents.remote_calls``): a pass claims calls that are free or whose owner
 stopped renewing (it died), and a loop of its own renews this process's leases — apart from
 the pass, which may wait on the network for a pinned agent's card — and stops the runners
 whose lease another process took. The bus only wakes the pass early: a new task, a cancel
@@ -24,13 +24,8 @@ from tortoise.exceptions import IntegrityError
 from tortoise.expressions import Subquery
 
 from hub.config import Settings
-from hub.core.bus import PublishedEvent
-from hub.core.database import sqlite_path
-from hub.core.errors import HubError
-from hub.core.events import utcnow
-from hub.core.models import Task, Workspace
-from hub.core.remote_agents import add_remote_agent, list_remote_agents, remote_agent_view
-from hub.core.remote_calls import (
+from hub.core.agents.remote import add_remote_agent, list_remote_agents, remote_agent_view
+from hub.core.agents.remote_calls import (
     claim_call,
     claimable_calls,
     process_owner_name,
@@ -38,9 +33,14 @@ from hub.core.remote_calls import (
     release_every_call,
     renew_leases,
 )
-from hub.core.remote_models import RemoteAgent, RemoteCall
+from hub.core.errors import HubError
+from hub.core.log.bus import PublishedEvent
+from hub.core.store.database import sqlite_path
+from hub.core.store.models import Task, Workspace
+from hub.core.store.remote_models import RemoteAgent, RemoteCall
 from hub.core.task_states import TaskStatus
 from hub.net import check_outbound_url
+from hub.protocol.clock import utcnow
 from plugins.a2a_connector.breaker import Breaker
 from plugins.a2a_connector.cards import fetch_card
 from plugins.a2a_connector.runner import CallRunner

@@ -39,11 +39,11 @@ from a2a.types.a2a_pb2 import (
 from a2a.utils.errors import A2AError, TaskNotCancelableError, TaskNotFoundError
 from google.protobuf.json_format import ParseError
 
-from hub.core.events import utcnow
-from hub.core.models import Interaction, InteractionStatus, Task
-from hub.core.remote_agents import UNREACHABLE, note_contact, remote_secret
-from hub.core.remote_models import RemoteAgent, RemoteCall
+from hub.core.agents.remote import UNREACHABLE, note_contact, remote_secret
+from hub.core.store.models import Interaction, InteractionStatus, Task
+from hub.core.store.remote_models import RemoteAgent, RemoteCall
 from hub.core.task_states import TERMINAL_STATUSES, TaskStatus
+from hub.protocol.clock import utcnow
 from plugins.a2a_connector.chunks import ChunkedArtifacts
 from plugins.a2a_connector.client import remote_client
 from plugins.a2a_connector.errors import RemoteUnreachable

@@ -20,10 +20,11 @@ from google.protobuf.json_format import MessageToDict
 from google.protobuf.message import Message as ProtoMessage
 
 from hub.core.errors import HubError
-from hub.core.events import append_event, utcnow
-from hub.core.models import Task
-from hub.core.remote_models import RemoteCall
+from hub.core.log.events import append_event
+from hub.core.store.models import Task
+from hub.core.store.remote_models import RemoteCall
 from hub.core.task_states import TERMINAL_STATUSES, TaskStatus, is_allowed, parse_status
+from hub.protocol.clock import utcnow
 from plugins.a2a_connector import untrusted
 from plugins.a2a_connector.chunks import ChunkedArtifacts
 from plugins.a2a_connector.states import UNKNOWN, hub_status, state_name

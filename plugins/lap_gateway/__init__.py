@@ -7,7 +7,7 @@ through its services (pairing, credentials, presence, ``append_event``) and the 
 It also runs the presence sweeper (offline after two missed heartbeats, unreachable after
 the grace period), started once the database is open and stopped, after every socket has
 closed, before the database closes. Sockets are closed (1012) as soon as the hub is asked
-to stop (``hub.web.shutdown``).
+to stop (``hub.host.lifecycle``).
 """
 
 from __future__ import annotations
@@ -16,8 +16,8 @@ from collections.abc import AsyncGenerator
 
 from quart import Quart
 
-from hub.web.app import settings_of
-from hub.web.shutdown import on_shutdown_requested
+from hub.host.lifecycle import on_shutdown_requested
+from hub.host.settings import settings_of
 from plugins.lap_gateway.endpoint import lap_blueprint
 from plugins.lap_gateway.gateway import Gateway
 

@@ -8,9 +8,9 @@ delivers two events out of order, nothing is sent twice (a sequence at or below 
 one sent is skipped), and a slow socket dropped by the bus just reads on from the log.
 Events appended by another process reach the bus through the relay (PostgreSQL); any the
 bus never carried send every reader back to the log within about a second
-(``hub.core.log_watch``), and a downlink sent back so looks for its agent's revocation too.
+(``hub.core.log.watch``), and a downlink sent back so looks for its agent's revocation too.
 
-Unlike ``hub.core.feed.WorkspaceFeed``, which follows every event of a workspace, this reads
+Unlike ``hub.core.log.feed.WorkspaceFeed``, which follows every event of a workspace, this reads
 only the agent's own: an agent back after a day replays its handful of events, not the
 workspace's thousands.
 """
@@ -24,9 +24,9 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from hub.core.bus import EventBus, SubscriberDropped, Subscription
-from hub.core.events import events_after, to_envelope
-from hub.core.models import Agent, AgentStatus, Event
+from hub.core.log.bus import EventBus, SubscriberDropped, Subscription
+from hub.core.log.events import events_after, to_envelope
+from hub.core.store.models import Agent, AgentStatus, Event
 from hub.protocol.lap import DOWNLINK_PAYLOADS, DOWNLINK_TYPE_OF_EVENT
 
 logger = logging.getLogger(__name__)

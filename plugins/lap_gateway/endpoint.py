@@ -9,11 +9,11 @@ from __future__ import annotations
 
 from quart import Blueprint, Response, websocket
 
-from hub.core.agents import agent_for_credential
+from hub.core.agents.registry import agent_for_credential
 from hub.core.errors import HubError, Unauthorized
-from hub.core.models import Agent
+from hub.core.store.models import Agent
+from hub.host.errors import error_response
 from hub.protocol.lap import ENDPOINT_PATH
-from hub.web.errors import error_response
 from plugins.lap_gateway.gateway import Gateway
 from plugins.lap_gateway.session import AgentSession
 

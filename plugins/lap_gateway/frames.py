@@ -16,11 +16,11 @@ from typing import Any
 from pydantic import ValidationError
 
 from hub.core.errors import HubError, InvalidInput, PayloadTooLarge
-from hub.core.events import utcnow
 from hub.core.ids import new_id
+from hub.core.text import NUL, refuse_nul_in_json
 from hub.protocol.base import WireModel
+from hub.protocol.clock import utcnow
 from hub.protocol.lap import MAX_FRAME_BYTES, PROTOCOL_VERSION, UPLINK_PAYLOADS, Envelope
-from hub.protocol.text import NUL, refuse_nul_in_json
 
 logger = logging.getLogger(__name__)
 

@@ -12,10 +12,10 @@ import logging
 from typing import TYPE_CHECKING
 
 from hub.config import Settings
-from hub.core.bus import DEFAULT_BUS, EventBus
+from hub.core.agents.presence import PresenceSweeper
 from hub.core.errors import Conflict
-from hub.core.presence import PresenceSweeper
-from hub.web.shutdown import SERVICE_RESTART
+from hub.core.log.bus import DEFAULT_BUS, EventBus
+from hub.host.lifecycle import SERVICE_RESTART
 
 if TYPE_CHECKING:
     from plugins.lap_gateway.session import AgentSession

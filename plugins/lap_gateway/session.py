@@ -30,13 +30,14 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from quart import Websocket
 
-from hub.core.agent_lifecycle import credential_revoked
-from hub.core.agents import public_status, redeem_pairing_code
-from hub.core.bus import BusClosing
+from hub.core.agents.lifecycle import credential_revoked
+from hub.core.agents.presence import record_heartbeat
+from hub.core.agents.registry import public_status, redeem_pairing_code
 from hub.core.errors import HubError, InvalidInput, Unauthorized
-from hub.core.models import Agent, Workspace
-from hub.core.presence import record_heartbeat
-from hub.core.storage_faults import refused_value, storage_fault
+from hub.core.log.bus import BusClosing
+from hub.core.store.models import Agent, Workspace
+from hub.core.store.storage_faults import refused_value, storage_fault
+from hub.host.lifecycle import SERVICE_RESTART
 from hub.protocol.base import WireModel
 from hub.protocol.lap import (
     AgentHello,
@@ -47,7 +48,6 @@ from hub.protocol.lap import (
     MessageDelta,
     ResyncRequired,
 )
-from hub.web.shutdown import SERVICE_RESTART
 from plugins.lap_gateway.chain import then
 from plugins.lap_gateway.downlink import AgentDownlink
 from plugins.lap_gateway.frames import (

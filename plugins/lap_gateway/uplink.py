@@ -16,12 +16,13 @@ import asyncio
 from datetime import UTC, datetime
 from typing import Any
 
-from hub.core.bus import DEFAULT_BUS, EventBus, PublishedEvent
 from hub.core.errors import Forbidden, InvalidInput
-from hub.core.events import AppendResult, queue_append
 from hub.core.ids import new_id
-from hub.core.models import Agent
-from hub.protocol.base import WireModel, wire_time
+from hub.core.log.bus import DEFAULT_BUS, EventBus, PublishedEvent
+from hub.core.log.events import AppendResult, queue_append
+from hub.core.store.models import Agent
+from hub.protocol.base import WireModel
+from hub.protocol.clock import wire_time
 from hub.protocol.lap import (
     PROTOCOL_VERSION,
     ArtifactCreated,

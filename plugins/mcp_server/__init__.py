@@ -24,7 +24,7 @@ def init_app(app: Quart) -> None:
     if importlib.util.find_spec("mcp") is None:
         logger.info("MCP over HTTP is off: install the `mcp` extra (pip install lineup-hub[mcp])")
         return
-    from hub.web.app import settings_of
+    from hub.host.settings import settings_of
     from plugins.mcp_server.http import McpOverHttp
 
     endpoint = McpOverHttp(app.asgi_app, settings_of(app))

@@ -34,10 +34,10 @@ from mcp.server.transport_security import TransportSecuritySettings
 from starlette.types import ASGIApp
 
 from hub.config import Settings
-from hub.core.agents import agent_for_credential
+from hub.core.agents.registry import agent_for_credential
 from hub.core.errors import HubError, Unauthorized
+from hub.host.headers import hardened_send
 from hub.sdk import Agent
-from hub.web.security_headers import hardened_send
 from plugins.mcp_server.tools import Toolbox, build_server
 
 logger = logging.getLogger(__name__)

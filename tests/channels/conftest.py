@@ -14,14 +14,14 @@ from quart.typing import TestClientProtocol
 from hub.channels.runtime import ChannelRuntime, runtime_of
 from hub.channels.telegram import TelegramChannel
 from hub.config import load_settings
-from hub.core.accounts import create_api_token, create_user, workspaces_of
-from hub.core.channel_accounts import create_link_token
-from hub.core.events import append_event
 from hub.core.ids import new_id
-from hub.core.models import Agent, AgentStatus, User, Workspace
-from hub.core.outbox import RetryPolicy
+from hub.core.log.events import append_event
+from hub.core.notify.channel_accounts import create_link_token
+from hub.core.notify.outbox import RetryPolicy
+from hub.core.people.accounts import create_api_token, create_user, workspaces_of
+from hub.core.store.models import Agent, AgentStatus, User, Workspace
+from hub.host.app import create_app
 from hub.testing import eventually
-from hub.web.app import create_app
 from tests.channels.peers import BotApiPeer
 
 FAST_RETRY = RetryPolicy(first_delay_s=0.05, max_delay_s=0.4, jitter=0.0)

@@ -18,9 +18,9 @@ from typing import Any
 import httpx
 import pytest
 
-from hub.core.channel_accounts import create_link_token
-from hub.core.models import Interaction, InteractionStatus
-from hub.core.notification_models import DeliveredCard
+from hub.core.notify.channel_accounts import create_link_token
+from hub.core.store.models import Interaction, InteractionStatus
+from hub.core.store.notification_models import DeliveredCard
 from hub.protocol.actions import ProposedAction, action_hash, short_hash
 from hub.sdk import ActionMismatch, Agent, Backoff, Resolution
 from tests.channels.answering import press, telegram_card

@@ -5,10 +5,10 @@ from __future__ import annotations
 import re
 from email.message import EmailMessage
 
-from hub.core.events import append_event
-from hub.core.models import Event, Interaction, InteractionStatus
-from hub.core.notification_models import Notification, NotificationStatus, UsedLink
-from hub.core.preferences import update_preferences
+from hub.core.log.events import append_event
+from hub.core.notify.preferences import update_preferences
+from hub.core.store.models import Event, Interaction, InteractionStatus
+from hub.core.store.notification_models import Notification, NotificationStatus, UsedLink
 from tests.channels.conftest import eventually
 from tests.channels.peers import SmtpPeer
 
@@ -169,7 +169,7 @@ async def test_mails_and_their_pages_speak_the_language_of_the_person(
 
 
 async def test_without_smtp_mails_are_files_listed_for_the_developer(make_hub) -> None:
-    from hub.core.accounts import create_api_token, create_user
+    from hub.core.people.accounts import create_api_token, create_user
 
     async with make_hub() as hub:
         await hub.ask(title="Rotate the keys?")

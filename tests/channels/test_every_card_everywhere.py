@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from hub.core.models import Interaction, InteractionStatus
+from hub.core.store.models import Interaction, InteractionStatus
 from tests.channels.answering import (
     api_respond,
     mail_for,

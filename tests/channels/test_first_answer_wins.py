@@ -7,7 +7,7 @@ import random
 from collections import Counter
 from typing import Any
 
-from hub.core.models import Event, Interaction
+from hub.core.store.models import Event, Interaction
 from tests.channels.answering import api_respond, mail_for, mail_links, telegram_card
 from tests.channels.conftest import eventually
 from tests.channels.peers import BotApiPeer, SentMessage, SmtpPeer

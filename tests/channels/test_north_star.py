@@ -16,8 +16,8 @@ from pathlib import Path
 
 import pytest
 
-from hub.core.channel_accounts import create_link_token
-from hub.core.models import Agent, Interaction, InteractionStatus, Task
+from hub.core.notify.channel_accounts import create_link_token
+from hub.core.store.models import Agent, Interaction, InteractionStatus, Task
 from tests.channels.answering import press, telegram_card
 from tests.channels.conftest import eventually
 from tests.channels.peers import BotApiPeer, SmtpPeer

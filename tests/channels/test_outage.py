@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections import Counter
 
-from hub.core.notification_models import Notification, NotificationStatus
+from hub.core.store.notification_models import Notification, NotificationStatus
 from tests.channels.conftest import eventually
 from tests.channels.peers import BotApiPeer, SmtpPeer
 

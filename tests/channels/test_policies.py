@@ -4,7 +4,7 @@ mail link says how far the votes are, and the link does not ask the voter twice.
 from __future__ import annotations
 
 from hub.core.ids import new_id
-from hub.core.models import Interaction, Membership, Role
+from hub.core.store.models import Interaction, Membership, Role
 from tests.channels.answering import api_respond, mail_for, mail_links
 from tests.channels.conftest import eventually
 from tests.channels.peers import SmtpPeer

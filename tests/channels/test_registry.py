@@ -14,7 +14,7 @@ import pytest
 from quart import Quart, request
 
 from hub.channels.registry import discover
-from hub.core.models import Interaction, InteractionStatus
+from hub.core.store.models import Interaction, InteractionStatus
 from hub.testing import free_port
 from tests.channels.conftest import eventually
 from tests.channels.peers import serve_on_loopback

@@ -4,12 +4,12 @@ removed member, and nothing waiting is sent to them any more."""
 from __future__ import annotations
 
 from hub.channels.wording import not_allowed_to_answer_text
-from hub.core.events import last_sequence
-from hub.core.invitations import accept, invite
-from hub.core.members import change_role, remove_member
-from hub.core.models import Interaction, InteractionStatus, Role
-from hub.core.notification_models import Notification, NotificationKind, UsedLink
-from hub.core.outbox import Outcome
+from hub.core.log.events import last_sequence
+from hub.core.notify.outbox import Outcome
+from hub.core.people.invitations import accept, invite
+from hub.core.people.members import change_role, remove_member
+from hub.core.store.models import Interaction, InteractionStatus, Role
+from hub.core.store.notification_models import Notification, NotificationKind, UsedLink
 from tests.channels.answering import mail_for, mail_links
 from tests.channels.conftest import Hub, Person
 from tests.channels.peers import SmtpPeer

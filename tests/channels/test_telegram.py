@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from hub.core.events import append_event
-from hub.core.interactions import respond_to_interaction
-from hub.core.models import Interaction, InteractionStatus
-from hub.core.notification_models import Notification
-from hub.core.preferences import update_preferences
+from hub.core.log.events import append_event
+from hub.core.notify.preferences import update_preferences
+from hub.core.store.models import Interaction, InteractionStatus
+from hub.core.store.notification_models import Notification
+from hub.core.work.interactions import respond_to_interaction
 from tests.channels.answering import press, telegram_card
 from tests.channels.conftest import eventually
 from tests.channels.peers import BotApiPeer

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from hub.core.events import append_event
 from hub.core.ids import new_id
-from hub.core.models import Event, Interaction, InteractionStatus
+from hub.core.log.events import append_event
+from hub.core.store.models import Event, Interaction, InteractionStatus
 from tests.channels.answering import press, telegram_card
 from tests.channels.conftest import Hub, eventually
 from tests.channels.peers import BotApiPeer, SentMessage

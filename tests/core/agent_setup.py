@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from hub.core.agents import redeem_pairing_code
-from hub.core.models import Agent, Workspace
-from hub.core.pairing import create_pairing_code
+from hub.core.agents.pairing import create_pairing_code
+from hub.core.agents.registry import redeem_pairing_code
+from hub.core.store.models import Agent, Workspace
 
 SECRET_KEY = "test-secret-key-" + "x" * 32  # the key HubProcess gives the hub
 

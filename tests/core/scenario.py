@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from hub.core.events import append_event
 from hub.core.ids import new_id
-from hub.core.models import Agent, AgentStatus, Workspace
+from hub.core.log.events import append_event
+from hub.core.store.models import Agent, AgentStatus, Workspace
 
 
 async def make_agent(workspace: Workspace, name: str = "builder") -> Agent:

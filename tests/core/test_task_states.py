@@ -7,9 +7,9 @@ import itertools
 import pytest
 
 from hub.core.errors import IllegalTransition
-from hub.core.events import append_event, last_sequence
 from hub.core.ids import new_id
-from hub.core.models import Task, Workspace
+from hub.core.log.events import append_event, last_sequence
+from hub.core.store.models import Task, Workspace
 from hub.core.task_states import (
     ALLOWED_TRANSITIONS,
     TERMINAL_STATUSES,

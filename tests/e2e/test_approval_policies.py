@@ -15,11 +15,11 @@ from pathlib import Path
 import httpx
 import pytest
 
-from hub.core.accounts import create_user
-from hub.core.channel_accounts import create_link_token
-from hub.core.events import utcnow
 from hub.core.ids import new_id
-from hub.core.models import Interaction, Membership, Role, User
+from hub.core.notify.channel_accounts import create_link_token
+from hub.core.people.accounts import create_user
+from hub.core.store.models import Interaction, Membership, Role, User
+from hub.protocol.clock import utcnow
 from hub.protocol.interactions import ApprovalPolicy
 from hub.sdk import Agent, Backoff, Resolution
 from hub.testing import eventually

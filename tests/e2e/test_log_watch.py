@@ -12,11 +12,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from hub.core.accounts import create_user
-from hub.core.agents import confirm_agent, redeem_pairing_code
-from hub.core.events import append_event
+from hub.core.agents.pairing import create_pairing_code
+from hub.core.agents.registry import confirm_agent, redeem_pairing_code
 from hub.core.ids import new_id
-from hub.core.pairing import create_pairing_code
+from hub.core.log.events import append_event
+from hub.core.people.accounts import create_user
 from hub.testing import HubProcess, opened
 from tests.plugins.lap_client import raw_agent
 

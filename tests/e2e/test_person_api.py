@@ -16,9 +16,9 @@ from typing import Any
 import httpx
 import websockets
 
-from hub.core.agents import redeem_pairing_code
-from hub.core.events import append_event
+from hub.core.agents.registry import redeem_pairing_code
 from hub.core.ids import new_id
+from hub.core.log.events import append_event
 from hub.testing import HubProcess, opened
 
 SECRET = "test-secret-key-" + "x" * 32  # what HubProcess gives the hub

@@ -22,13 +22,13 @@ import httpx
 import pytest
 from websockets.asyncio.client import connect
 
-from hub.core.accounts import create_api_token, create_user
-from hub.core.agents import confirm_agent, redeem_pairing_code
-from hub.core.events import append_event, events_after
+from hub.core.agents.pairing import create_pairing_code
+from hub.core.agents.registry import confirm_agent, redeem_pairing_code
 from hub.core.ids import new_id
-from hub.core.models import Event
-from hub.core.notification_models import Notification, NotificationStatus
-from hub.core.pairing import create_pairing_code
+from hub.core.log.events import append_event, events_after
+from hub.core.people.accounts import create_api_token, create_user
+from hub.core.store.models import Event
+from hub.core.store.notification_models import Notification, NotificationStatus
 from hub.testing import HubProcess, eventually, opened
 from hub.testing import test_postgres_url as postgres_url
 from tests.channels.peers import SmtpPeer

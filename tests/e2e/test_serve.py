@@ -12,11 +12,11 @@ import pytest
 from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed
 
-from hub.core.accounts import create_api_token, create_user
-from hub.core.agents import confirm_agent, redeem_pairing_code
-from hub.core.events import append_event, last_sequence
-from hub.core.models import User
-from hub.core.pairing import create_pairing_code
+from hub.core.agents.pairing import create_pairing_code
+from hub.core.agents.registry import confirm_agent, redeem_pairing_code
+from hub.core.log.events import append_event, last_sequence
+from hub.core.people.accounts import create_api_token, create_user
+from hub.core.store.models import User
 from hub.testing import HubProcess, opened
 from tests.plugins.lap_client import raw_agent
 
@@ -38,7 +38,7 @@ async def test_serve_answers_health_and_metrics(database_url: str, tmp_path: Pat
 
 
 async def test_websockets_decline_compression(database_url: str, tmp_path: Path) -> None:
-    """An idle socket keeps no zlib state: see hub.web.websocket_compression."""
+    """An idle socket keeps no zlib state: see hub.host.websocket_compression."""
     with HubProcess(database_url, tmp_path) as hub:
         url = hub.url.replace("http://", "ws://") + "/lap/v0.1"
         async with connect(url, compression="deflate", open_timeout=10) as socket:

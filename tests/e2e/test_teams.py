@@ -18,9 +18,9 @@ import httpx
 import pytest
 
 from hub.channels.wording import not_allowed_to_answer_text
-from hub.core.channel_accounts import create_link_token
-from hub.core.models import Interaction, InteractionStatus, User
-from hub.core.notification_models import Notification, NotificationKind
+from hub.core.notify.channel_accounts import create_link_token
+from hub.core.store.models import Interaction, InteractionStatus, User
+from hub.core.store.notification_models import Notification, NotificationKind
 from hub.sdk.agent import Agent
 from hub.sdk.backoff import Backoff
 from hub.testing import eventually

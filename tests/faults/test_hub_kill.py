@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from hub.core.models import Event, Workspace
+from hub.core.store.models import Event, Workspace
 from tests.core.agent_setup import paired_agent
 from tests.faults.sender import Sender
 from tests.figures import EVENTS_VERIFIED, FAULTS_INJECTED, record

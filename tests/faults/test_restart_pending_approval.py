@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from hub.core.models import Event, Interaction, InteractionStatus, Task
+from hub.core.store.models import Event, Interaction, InteractionStatus, Task
 from hub.sdk import Agent, Backoff
 from hub.sdk.adapters import demo
 from tests.figures import EVENTS_VERIFIED, FAULTS_INJECTED, record

@@ -21,9 +21,9 @@ import httpx
 import pytest
 from websockets.asyncio.client import connect
 
-from hub.core.accounts import create_api_token, create_user
-from hub.core.conversations import create_conversation
-from hub.core.database import sqlite_path
+from hub.core.people.accounts import create_api_token, create_user
+from hub.core.store.database import sqlite_path
+from hub.core.work.conversations import create_conversation
 from hub.testing import HubProcess, opened
 from tests.core.agent_setup import SECRET_KEY, paired_agent
 from tests.figures import EVENTS_VERIFIED, FAULTS_INJECTED, record

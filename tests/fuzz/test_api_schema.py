@@ -22,7 +22,7 @@ from schemathesis.checks import (
     status_code_conformance,
 )
 
-from hub.core.accounts import create_api_token, create_user
+from hub.core.people.accounts import create_api_token, create_user
 from hub.testing import HubProcess, TestDatabases, opened
 from tests.core.agent_setup import SECRET_KEY, paired_agent
 from tests.figures import API_CASES, record

@@ -19,7 +19,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from websockets.sync.client import ClientConnection, connect
 
-from hub.core.accounts import create_user
+from hub.core.people.accounts import create_user
 from hub.protocol.lap import UPLINK_PAYLOADS
 from hub.testing import HubProcess, TestDatabases, opened
 from tests.core.agent_setup import SECRET_KEY, paired_agent

@@ -24,8 +24,8 @@ from mcp import Client, StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
 from mcp_types import CallToolResult
 
-from hub.core.accounts import create_api_token, create_user
-from hub.core.channel_accounts import create_link_token
+from hub.core.notify.channel_accounts import create_link_token
+from hub.core.people.accounts import create_api_token, create_user
 from hub.testing import HubProcess, eventually
 from tests.channels.peers import BotApiPeer
 from tests.sdk.live import HEARTBEAT_INTERVAL_S, LiveHub

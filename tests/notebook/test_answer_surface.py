@@ -7,9 +7,9 @@ from typing import Any
 
 from quart import Quart
 
-from hub.core.events import append_event
 from hub.core.ids import new_id
-from hub.core.models import Event, Workspace
+from hub.core.log.events import append_event
+from hub.core.store.models import Event, Workspace
 from tests.core.scenario import make_agent
 from tests.web.api.conftest import PASSWORD, Person
 from tests.web.api.test_client_commands import send, until

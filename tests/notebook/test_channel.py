@@ -15,7 +15,7 @@ from hub.channels.notebook import NotebookChannel
 from hub.channels.registry import discover
 from hub.channels.runtime import ChannelRuntime
 from hub.config import load_settings
-from hub.core.preferences import surfaces
+from hub.core.notify.preferences import surfaces
 from hub.notebook.inbox import Inbox
 from tests.notebook.live import notebook_agent, person, running_task
 from tests.sdk.live import LiveHub, live_hub

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from hub.core.models import Event
+from hub.core.store.models import Event
 from hub.notebook.inbox import Inbox
 from hub.sdk import Resolution
 from hub.sdk.notebook import AnswerRefused

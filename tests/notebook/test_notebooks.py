@@ -17,7 +17,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from hub.core.models import Event, Interaction, InteractionStatus
+from hub.core.store.models import Event, Interaction, InteractionStatus
 from tests.notebook.kernel import (
     click,
     notebook_client,

@@ -15,11 +15,11 @@ from pathlib import Path
 import pytest
 from websockets.exceptions import ConnectionClosed, InvalidStatus
 
-from hub.core.agents import revoke_agent
-from hub.core.credentials import hash_token
-from hub.core.events import append_event, events_after
+from hub.core.agents.registry import revoke_agent
 from hub.core.ids import new_id
-from hub.core.models import Agent, AgentStatus, Task, Workspace
+from hub.core.log.events import append_event, events_after
+from hub.core.people.credentials import hash_token
+from hub.core.store.models import Agent, AgentStatus, Task, Workspace
 from hub.core.task_states import TaskStatus
 from hub.protocol.lap import MAX_FRAME_BYTES
 from hub.testing import HubProcess, eventually

@@ -17,14 +17,14 @@ from quart.testing.connections import WebsocketDisconnectError, WebsocketRespons
 from quart.typing import TestAppProtocol as QuartTestApp
 
 from hub.config import load_settings
-from hub.core.accounts import create_user
-from hub.core.agents import revoke_agent
-from hub.core.bus import DEFAULT_BUS
-from hub.core.events import append_event, events_after
+from hub.core.agents.registry import revoke_agent
 from hub.core.ids import new_id
-from hub.core.models import Artifact, Interaction, InteractionStatus, Message, Task, Workspace
+from hub.core.log.bus import DEFAULT_BUS
+from hub.core.log.events import append_event, events_after
+from hub.core.people.accounts import create_user
+from hub.core.store.models import Artifact, Interaction, InteractionStatus, Message, Task, Workspace
 from hub.core.task_states import TaskStatus
-from hub.web.app import create_app
+from hub.host.app import create_app
 from tests.core.agent_setup import SECRET_KEY, paired_agent
 from tests.plugins.lap_client import RawAgent
 
@@ -273,7 +273,7 @@ async def test_frames_in_flight_share_commits_and_are_answered_in_order(
 ) -> None:
     """An agent that does not wait for each ack: its events keep its order (a task it
     creates, then reports on, in the same burst), and its frames share commits."""
-    from hub.core.events import LOG_WRITES
+    from hub.core.log.events import LOG_WRITES
 
     agent, credential = await paired_agent(workspace)
     conversation_id = new_id("conversation")

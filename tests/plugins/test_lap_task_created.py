@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from hub.core.models import Task
+from hub.core.store.models import Task
 from hub.testing import HubProcess
 from tests.plugins.lap_client import raw_agent
 from tests.plugins.test_lap_gateway import paired

@@ -17,7 +17,7 @@ from typing import Any
 from websockets.asyncio.server import Server, ServerConnection, serve
 from websockets.exceptions import ConnectionClosed
 
-from hub.protocol.lap import utcnow
+from hub.protocol.clock import utcnow
 from hub.testing import free_port
 
 

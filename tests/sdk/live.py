@@ -19,8 +19,8 @@ from typing import Any
 
 import httpx
 
-from hub.core.accounts import create_api_token, create_user
-from hub.core.pairing import create_pairing_code
+from hub.core.agents.pairing import create_pairing_code
+from hub.core.people.accounts import create_api_token, create_user
 from hub.protocol.actions import action_hash
 from hub.testing import HubProcess
 

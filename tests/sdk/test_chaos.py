@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-from hub.core.models import Event, Task
+from hub.core.store.models import Event, Task
 from hub.sdk import Agent, Backoff, Downlink
 from hub.sdk import Task as AgentTask
 from tests.sdk.chaos_proxy import ChaosProxy

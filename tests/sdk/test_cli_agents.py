@@ -19,8 +19,8 @@ from typing import Any
 
 import pytest
 
-from hub.core.models import Agent as AgentRow
-from hub.core.models import Artifact, Event, Interaction, InteractionStatus, Task
+from hub.core.store.models import Agent as AgentRow
+from hub.core.store.models import Artifact, Event, Interaction, InteractionStatus, Task
 from tests.sdk.live import HEARTBEAT_INTERVAL_S, LiveHub, live_hub
 
 

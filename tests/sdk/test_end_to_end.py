@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from hub.core.models import Event, Interaction, InteractionStatus, Task
+from hub.core.store.models import Event, Interaction, InteractionStatus, Task
 from hub.sdk import Agent, AuthenticationFailed, Backoff
 from hub.sdk.adapters import demo
 from tests.sdk.live import LiveHub, live_hub

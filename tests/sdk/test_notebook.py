@@ -11,7 +11,7 @@ import nbformat
 import pytest
 from nbclient import NotebookClient
 
-from hub.core.models import Interaction, InteractionStatus
+from hub.core.store.models import Interaction, InteractionStatus
 from tests.sdk.live import LiveHub, live_hub
 
 

@@ -10,9 +10,9 @@ import logging
 import pytest
 from quart import Quart
 
-from hub.core.events import append_event
 from hub.core.ids import new_id
-from hub.core.models import Workspace
+from hub.core.log.events import append_event
+from hub.core.store.models import Workspace
 from tests.core.agent_setup import paired_agent
 from tests.security.conftest import Person
 from tests.web.api.conftest import PASSWORD

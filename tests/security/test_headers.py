@@ -12,7 +12,7 @@ import httpx
 import pytest
 from quart import Quart
 
-from hub.core.accounts import create_user
+from hub.core.people.accounts import create_user
 from hub.testing import HubProcess
 from tests.core.agent_setup import SECRET_KEY, paired_agent
 from tests.security.conftest import Person

@@ -11,7 +11,7 @@ import json
 
 from quart import Quart
 
-from hub.core.models import ApiToken, Event, Message, Workspace
+from hub.core.store.models import ApiToken, Event, Message, Workspace
 from tests.core.agent_setup import paired_agent
 from tests.plugins.lap_client import RawAgent
 from tests.security.conftest import Person

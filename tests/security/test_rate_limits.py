@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from quart import Quart
 
-from hub.core.agents import PAIRING_ATTEMPTS
+from hub.core.agents.registry import PAIRING_ATTEMPTS
 from tests.security.conftest import Person
 
 

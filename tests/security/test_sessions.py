@@ -7,7 +7,7 @@ import re
 
 from quart import Quart
 
-from hub.web.identity import SESSION_COOKIE_NAME
+from hub.host.identity import SESSION_COOKIE_NAME
 from tests.security.conftest import Person
 from tests.web.api.conftest import PASSWORD
 

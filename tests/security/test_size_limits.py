@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 from quart import Quart
 
-from hub.core.models import Artifact, Event, Workspace
+from hub.core.store.models import Artifact, Event, Workspace
 from hub.protocol.lap import MAX_FRAME_BYTES
 from tests.core.agent_setup import paired_agent
 from tests.plugins.lap_client import RawAgent

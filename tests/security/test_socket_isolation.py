@@ -15,8 +15,8 @@ from typing import Any
 import pytest
 from quart import Quart
 
-from hub.core.events import append_event
-from hub.core.models import Event, Workspace
+from hub.core.log.events import append_event
+from hub.core.store.models import Event, Workspace
 from tests.core.agent_setup import paired_agent
 from tests.plugins.lap_client import RawAgent
 from tests.security.conftest import Person

@@ -21,7 +21,7 @@ from hub.channels.cards import Card, Notice
 from hub.channels.email.render import card_message, invitation_message, notice_message
 from hub.channels.email.transport import FileTransport, SmtpTransport, Transport
 from hub.channels.invitations import InvitationMail
-from hub.core.preferences import EVENTS
+from hub.core.notify.preferences import EVENTS
 
 # Long reviews are read on the link page, where the whole content is shown.
 _MAX_MAIL_CONTENT = 20_000
@@ -120,7 +120,7 @@ class EmailChannel(Channel):
 async def _caller_email() -> str:
     """The signed-in person's address: each sees only the mails sent to them. (A check of
     the client's address would not do: behind a reverse proxy every request is local.)"""
-    from hub.web.identity import current_caller
+    from hub.host.identity import current_caller
 
     return str((await current_caller()).user.email).lower()
 

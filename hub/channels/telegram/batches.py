@@ -26,8 +26,12 @@ from hub.channels.base import ChannelContext, Recipient
 from hub.channels.cards import Card, load_card
 from hub.channels.telegram.edits import edit_message
 from hub.channels.wording import outcome_text, risk_text
-from hub.core.accounts import require_membership
-from hub.core.batches import (
+from hub.core.errors import HubError
+from hub.core.notify.channel_accounts import account_for_identity
+from hub.core.people.accounts import require_membership
+from hub.core.store.models import Interaction, Task, User
+from hub.core.store.notification_models import DeliveredBatch, DeliveredCard
+from hub.core.work.batch_answers import (
     APPROVE,
     REJECT,
     BatchItem,
@@ -36,14 +40,10 @@ from hub.core.batches import (
     batchable_cards,
     respond_to_batch,
 )
-from hub.core.channel_accounts import account_for_identity
-from hub.core.errors import HubError
-from hub.core.events import utcnow
-from hub.core.interactions import list_interactions
-from hub.core.models import Interaction, Task, User
-from hub.core.notification_models import DeliveredBatch, DeliveredCard
+from hub.core.work.interactions import list_interactions
 from hub.i18n import gettext as _
 from hub.i18n import speaking
+from hub.protocol.clock import utcnow
 from hub.protocol.interactions import InteractionCard
 
 PREFIX = "batch:"

@@ -33,14 +33,14 @@ from hub.channels.wording import (
     voted_text,
 )
 from hub.config import Settings
-from hub.core.channel_accounts import account_for_identity
+from hub.core.approvals.permissions import NotAllowedToAnswer, may_answer
 from hub.core.errors import AlreadyDecided, Conflict, Gone, HubError, InvalidInput
 from hub.core.errors import Forbidden as NotAllowed  # telegram has a Forbidden of its own
-from hub.core.events import utcnow
-from hub.core.notification_models import DeliveredCard
-from hub.core.permissions import NotAllowedToAnswer, may_answer
+from hub.core.notify.channel_accounts import account_for_identity
+from hub.core.store.notification_models import DeliveredCard
 from hub.i18n import gettext as _
 from hub.i18n import speaking
+from hub.protocol.clock import utcnow
 
 try:
     from telegram import ForceReply, Update

@@ -10,9 +10,9 @@ from __future__ import annotations
 from telegram import Update
 from telegram.ext import ContextTypes
 
-from hub.core.channel_accounts import redeem_link_token
 from hub.core.errors import Gone
-from hub.core.preferences import settings_for
+from hub.core.notify.channel_accounts import redeem_link_token
+from hub.core.notify.preferences import settings_for
 from hub.i18n import gettext as _
 from hub.i18n import speaking
 

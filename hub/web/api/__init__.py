@@ -1,8 +1,8 @@
 """The JSON API under ``/api/v1`` (the public contract's HTTP table), described by OpenAPI at
 ``/api/openapi.json`` with a docs page at ``/api/docs``.
 
-One module per resource; each holds a blueprint. ``init_app`` attaches them, the session
-settings and quart-schema (which generates the OpenAPI document from the request models).
+One module per resource; each holds a blueprint. ``init_app`` attaches them and quart-schema
+(which generates the OpenAPI document from the request models).
 """
 
 from __future__ import annotations
@@ -10,8 +10,7 @@ from __future__ import annotations
 from quart import Quart
 from quart_schema import Info, QuartSchema
 
-from hub.config import Settings
-from hub.web import identity
+from hub.host import identity
 from hub.web.api import (
     agents,
     audit,
@@ -50,8 +49,7 @@ BLUEPRINTS = (
 )
 
 
-def init_app(app: Quart, settings: Settings) -> None:
-    identity.init_app(app, public_url=settings.resolved_public_url)
+def init_app(app: Quart) -> None:
     QuartSchema(
         app,
         openapi_path="/api/openapi.json",

@@ -8,10 +8,10 @@ from pydantic import Field
 from quart import Blueprint
 from quart_schema import document_response
 
-from hub.core.agents import agent_view, confirm_agent, get_agent, list_agents, revoke_agent
+from hub.core.agents.registry import agent_view, confirm_agent, get_agent, list_agents, revoke_agent
+from hub.host.identity import member_of
 from hub.web.api.answers import AgentAnswer, AgentList
 from hub.web.api.base import ApiModel, json_body
-from hub.web.identity import member_of
 
 blueprint = Blueprint("api_agents", __name__, url_prefix="/api/v1")
 

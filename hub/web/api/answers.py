@@ -1,6 +1,6 @@
 """What the JSON API answers, as models for the OpenAPI document.
 
-The views build their answers from ``hub.core.views`` and friends; these models describe
+The views build their answers from ``hub.core.work.views`` and friends; these models describe
 those shapes so that a client generated from ``/api/openapi.json`` knows the fields, and
 the API fuzz test (tests/fuzz/test_api_schema.py) checks every answer against them. They
 list the fields a client can rely on; an answer may carry more (``extra`` is allowed), so

@@ -8,11 +8,11 @@ from pydantic import Field
 from quart import Blueprint
 from quart_schema import document_response
 
-from hub.core.audit import audit_trail
-from hub.core.events import MAX_SEQUENCE
+from hub.core.log.events import MAX_SEQUENCE
+from hub.core.people.audit import audit_trail
+from hub.host.identity import member_of
 from hub.web.api.answers import AuditPage
 from hub.web.api.base import ApiModel, query_args
-from hub.web.identity import member_of
 
 blueprint = Blueprint("api_audit", __name__, url_prefix="/api/v1")
 

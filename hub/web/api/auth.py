@@ -12,18 +12,19 @@ from pydantic import Field
 from quart import Blueprint, request
 from quart_schema import document_response, security_scheme
 
-from hub.core.account_events import record_failed_sign_in
-from hub.core.accounts import (
+from hub.core.errors import Unauthorized
+from hub.core.people.account_events import record_failed_sign_in
+from hub.core.people.accounts import (
     authenticate,
     create_api_token,
     create_user,
     revoke_api_token,
     workspaces_of,
 )
-from hub.core.errors import Unauthorized
-from hub.core.models import ApiToken, User
-from hub.core.ratelimit import FailureLimiter
-from hub.core.views import iso
+from hub.core.people.ratelimit import FailureLimiter
+from hub.core.store.models import ApiToken, User
+from hub.host.identity import current_caller, end_session, start_session
+from hub.protocol.clock import iso
 from hub.web.api.answers import (
     MeAnswer,
     NewTokenAnswer,
@@ -34,7 +35,6 @@ from hub.web.api.answers import (
 )
 from hub.web.api.base import ApiModel, json_body
 from hub.web.api.openapi import no_content
-from hub.web.identity import current_caller, end_session, start_session
 
 blueprint = Blueprint("api_auth", __name__, url_prefix="/api/v1")
 

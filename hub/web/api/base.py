@@ -21,9 +21,9 @@ from quart import request
 from quart_schema import document_querystring, document_request
 
 from hub.core.errors import InvalidInput
-from hub.core.idempotency import MAX_KEY_LENGTH
-from hub.protocol.text import refuse_nul
-from hub.web.identity import current_caller, member_of
+from hub.core.log.idempotency import MAX_KEY_LENGTH
+from hub.core.text import refuse_nul
+from hub.host.identity import current_caller, member_of
 
 IDEMPOTENCY_HEADER = "Idempotency-Key"
 MAX_BODY_BYTES = 1_000_000

@@ -7,8 +7,8 @@ from typing import Any
 from quart import Blueprint, current_app
 
 from hub.channels.runtime import runtime_of
-from hub.core.channel_accounts import linked_accounts
-from hub.web.identity import current_caller
+from hub.core.notify.channel_accounts import linked_accounts
+from hub.host.identity import current_caller
 
 blueprint = Blueprint("api_channel_links", __name__, url_prefix="/api/v1")
 

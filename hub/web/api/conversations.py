@@ -8,7 +8,7 @@ from pydantic import Field
 from quart import Blueprint
 from quart_schema import document_response
 
-from hub.core.conversations import (
+from hub.core.work.conversations import (
     MAX_AGENTS_PER_CONVERSATION,
     MAX_CONTENT_LENGTH,
     MAX_TITLE_LENGTH,
@@ -18,10 +18,10 @@ from hub.core.conversations import (
     list_messages,
     post_message,
 )
-from hub.core.views import conversation_view, message_view
+from hub.core.work.views import conversation_view, message_view
+from hub.host.identity import member_of
 from hub.web.api.answers import ConversationAnswer, ConversationList, MessageList, PostedMessage
 from hub.web.api.base import ApiModel, idempotency_key, json_body, query_args
-from hub.web.identity import member_of
 
 blueprint = Blueprint("api_conversations", __name__, url_prefix="/api/v1")
 

@@ -1,4 +1,4 @@
-"""Several cards of one task answered in one request (``hub.core.batches``)."""
+"""Several cards of one task answered in one request (``hub.core.work.batch_answers``)."""
 
 from __future__ import annotations
 
@@ -7,9 +7,9 @@ from typing import Any
 from pydantic import Field
 from quart import Blueprint
 
-from hub.core.batches import MAX_BATCH_ITEMS, BatchItem, respond_to_batch
+from hub.core.work.batch_answers import MAX_BATCH_ITEMS, BatchItem, respond_to_batch
+from hub.host.identity import member_of
 from hub.web.api.base import ApiModel, idempotency_key, json_body
-from hub.web.identity import member_of
 
 blueprint = Blueprint("api_decisions", __name__, url_prefix="/api/v1")
 

@@ -8,11 +8,11 @@ from pydantic import Field
 from quart import Blueprint
 from quart_schema import document_response
 
-from hub.core.events import MAX_SEQUENCE, events_after, to_envelope
-from hub.core.models import Workspace
+from hub.core.log.events import MAX_SEQUENCE, events_after, to_envelope
+from hub.core.store.models import Workspace
+from hub.host.identity import member_of
 from hub.web.api.answers import EventPage
 from hub.web.api.base import ApiModel, query_args
-from hub.web.identity import member_of
 
 blueprint = Blueprint("api_events", __name__, url_prefix="/api/v1")
 

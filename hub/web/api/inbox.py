@@ -7,9 +7,9 @@ from typing import Any
 from pydantic import Field
 from quart import Blueprint
 
-from hub.core.inbox import DEFAULT_LIMIT, inbox
+from hub.core.work.inbox import DEFAULT_LIMIT, inbox
+from hub.host.identity import member_of
 from hub.web.api.base import ApiModel, query_args
-from hub.web.identity import member_of
 
 blueprint = Blueprint("api_inbox", __name__, url_prefix="/api/v1")
 

@@ -8,11 +8,11 @@ from pydantic import Field
 from quart import Blueprint
 from quart_schema import document_response
 
-from hub.core.interactions import interaction_detail, respond_to_interaction
+from hub.core.work.interactions import interaction_detail, respond_to_interaction
+from hub.host.identity import member_of
 from hub.protocol.interactions import MAX_COMMENT_LENGTH, OptionId
 from hub.web.api.answers import InteractionAnswer
 from hub.web.api.base import ApiModel, idempotency_key, json_body
-from hub.web.identity import member_of
 
 blueprint = Blueprint("api_interactions", __name__, url_prefix="/api/v1")
 

@@ -8,13 +8,14 @@ from pydantic import Field
 from quart import Blueprint, current_app
 
 from hub.config import Settings
-from hub.core import invitations
-from hub.core.members import change_role, list_members, parse_role, remove_member
-from hub.core.models import Invitation, Role
-from hub.core.permissions import ensure_owner
-from hub.core.views import iso
+from hub.core.approvals.permissions import ensure_owner
+from hub.core.people import invitations
+from hub.core.people.members import change_role, list_members, parse_role, remove_member
+from hub.core.store.models import Invitation, Role
+from hub.host.identity import current_caller, member_of
+from hub.host.settings import settings_of
+from hub.protocol.clock import iso
 from hub.web.api.base import ApiModel, json_body
-from hub.web.identity import current_caller, member_of
 
 blueprint = Blueprint("api_members", __name__, url_prefix="/api/v1")
 
@@ -51,7 +52,7 @@ def invitation_view(invitation: Invitation) -> dict[str, Any]:
 
 
 def _settings() -> Settings:
-    settings: Settings = current_app.config["LINEUP"]
+    settings: Settings = settings_of(current_app)
     return settings
 
 

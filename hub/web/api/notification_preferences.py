@@ -8,10 +8,10 @@ from pydantic import Field
 from quart import Blueprint
 from quart_schema import document_response
 
-from hub.core.preferences import get_preferences, update_preferences
+from hub.core.notify.preferences import get_preferences, update_preferences
+from hub.host.identity import current_caller
 from hub.web.api.answers import NotificationPreferences
 from hub.web.api.base import ApiModel, json_body
-from hub.web.identity import current_caller
 
 blueprint = Blueprint("api_notification_preferences", __name__, url_prefix="/api/v1")
 

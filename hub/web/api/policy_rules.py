@@ -7,12 +7,12 @@ from typing import Any, Literal
 from pydantic import Field
 from quart import Blueprint
 
+from hub.core.approvals.rules import create_rule, delete_rule, list_rules, rule_view
 from hub.core.errors import Forbidden
-from hub.core.events import utcnow
-from hub.core.models import Role
-from hub.core.policy_rules import create_rule, delete_rule, list_rules, rule_view
+from hub.core.store.models import Role
+from hub.host.identity import Caller, member_of
+from hub.protocol.clock import utcnow
 from hub.web.api.base import ApiModel, json_body
-from hub.web.identity import Caller, member_of
 
 blueprint = Blueprint("api_policy_rules", __name__, url_prefix="/api/v1")
 

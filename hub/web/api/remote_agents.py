@@ -13,13 +13,16 @@ from pydantic import Field
 from quart import Blueprint, current_app
 from quart_schema import document_response
 
+from hub.core.agents.remote import (
+    REMOTE_AGENTS_EXTENSION,
+    RemoteAgentAdder,
+    list_remote_agents,
+    remote_agent_view,
+)
 from hub.core.errors import NotFound
-from hub.core.remote_agents import RemoteAgentAdder, list_remote_agents, remote_agent_view
+from hub.host.identity import member_of
 from hub.web.api.answers import RemoteAgentAnswer, RemoteAgentList
 from hub.web.api.base import ApiModel, json_body
-from hub.web.identity import member_of
-
-REMOTE_AGENTS_EXTENSION = "lineup.remote_agents"
 
 blueprint = Blueprint("api_remote_agents", __name__, url_prefix="/api/v1")
 

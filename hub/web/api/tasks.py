@@ -8,8 +8,8 @@ from pydantic import Field
 from quart import Blueprint
 from quart_schema import document_response
 
-from hub.core.conversations import MAX_TITLE_LENGTH
-from hub.core.tasks import (
+from hub.core.work.conversations import MAX_TITLE_LENGTH
+from hub.core.work.tasks import (
     MAX_DESCRIPTION_LENGTH,
     MAX_REASON_LENGTH,
     create_task,
@@ -17,10 +17,10 @@ from hub.core.tasks import (
     request_cancel,
     task_detail,
 )
-from hub.core.views import task_view
+from hub.core.work.views import task_view
+from hub.host.identity import member_of
 from hub.web.api.answers import TaskAnswer, TaskDetail, TaskList
 from hub.web.api.base import ApiModel, idempotency_key, json_body, query_args
-from hub.web.identity import member_of
 
 blueprint = Blueprint("api_tasks", __name__, url_prefix="/api/v1")
 

@@ -8,18 +8,19 @@ from quart import Blueprint, current_app
 from quart_schema import document_response
 
 from hub.config import Settings
-from hub.core.accounts import workspaces_of
-from hub.core.models import Membership, Role
-from hub.core.pairing import create_pairing_code
-from hub.core.views import iso
+from hub.core.agents.pairing import create_pairing_code
+from hub.core.people.accounts import workspaces_of
+from hub.core.store.models import Membership, Role
+from hub.host.identity import current_caller, member_of
+from hub.host.settings import settings_of
+from hub.protocol.clock import iso
 from hub.web.api.answers import PairingCodeAnswer, WorkspaceList
-from hub.web.identity import current_caller, member_of
 
 blueprint = Blueprint("api_workspaces", __name__, url_prefix="/api/v1")
 
 
 def _settings() -> Settings:
-    settings: Settings = current_app.config["LINEUP"]
+    settings: Settings = settings_of(current_app)
     return settings
 
 

@@ -11,6 +11,7 @@ from quart import Blueprint, Quart, Response, render_template
 from werkzeug.exceptions import Forbidden
 
 from hub.core.errors import HubError
+from hub.host.headers import harden
 from hub.web.pages import (
     accounts,
     agents,
@@ -22,7 +23,6 @@ from hub.web.pages import (
     members,
     policy_rules,
     remote_agents,
-    security,
     session,
     settings,
     tasks,
@@ -52,7 +52,7 @@ async def _refuse_cross_site_posts() -> None:
 
 @pages.after_request
 async def _harden(response: Response) -> Response:
-    return security.harden(response)
+    return harden(response)
 
 
 @pages.errorhandler(HubError)
@@ -73,7 +73,7 @@ async def _forbidden(error: Forbidden) -> tuple[str, int]:
 
 
 def init_app(app: Quart) -> None:
-    # The session cookie itself is configured by hub.web.identity (shared with the API).
+    # The session cookie itself is configured by hub.host.identity (shared with the API).
     i18n.init_app(app)
     session.init_app(app)
     app.register_blueprint(pages)

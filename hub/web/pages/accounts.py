@@ -6,8 +6,8 @@ from typing import Any
 
 from quart import Blueprint, redirect, render_template, request, url_for
 
-from hub.core.accounts import create_user
 from hub.core.errors import HubError
+from hub.core.people.accounts import create_user
 from hub.web.api.auth import check_password
 from hub.web.pages.i18n import gettext as _
 from hub.web.pages.session import current_user, login_required, login_user, logout_user, safe_next

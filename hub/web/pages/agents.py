@@ -23,13 +23,19 @@ from quart import (
     url_for,
 )
 
-from hub.core.agents import confirm_agent, get_agent, list_agents, public_status, revoke_agent
-from hub.core.credentials import hash_pairing_code
+from hub.core.agents.pairing import create_pairing_code
+from hub.core.agents.registry import (
+    confirm_agent,
+    get_agent,
+    list_agents,
+    public_status,
+    revoke_agent,
+)
+from hub.core.agents.remote import REMOTE_AGENTS_EXTENSION, list_remote_agents, remote_of
 from hub.core.errors import HubError
-from hub.core.models import Agent, Event, PairingCode
-from hub.core.pairing import create_pairing_code
-from hub.core.remote_agents import list_remote_agents, remote_of
-from hub.web.api.remote_agents import REMOTE_AGENTS_EXTENSION
+from hub.core.people.credentials import hash_pairing_code
+from hub.core.store.models import Agent, Event, PairingCode
+from hub.host.settings import settings_of
 from hub.web.pages.i18n import gettext as _
 from hub.web.pages.session import current_user, login_required
 from hub.web.pages.workspace import Frame, frame_for
@@ -84,7 +90,7 @@ async def connect(workspace_id: str) -> Any:
     agent = None
     if pairing is not None and pairing["agentId"]:
         agent = await get_agent(frame.workspace.id, pairing["agentId"])
-    settings = current_app.config["LINEUP"]
+    settings = settings_of(current_app)
     return await render_template(
         "pages/connect.html",
         **frame.context(),
@@ -104,7 +110,7 @@ async def create_code(workspace_id: str) -> Any:
     user = await current_user()
     assert user is not None
     frame = await frame_for(user, workspace_id, acting=True)
-    settings = current_app.config["LINEUP"]
+    settings = settings_of(current_app)
     code, expires_at = await create_pairing_code(
         frame.workspace.id,
         secret_key=settings.secret_key,

@@ -12,7 +12,9 @@ from typing import Any
 
 from quart import Blueprint, flash, redirect, render_template, request, url_for
 
-from hub.core.batches import (
+from hub.core.errors import InvalidInput
+from hub.core.store.models import Interaction
+from hub.core.work.batch_answers import (
     APPROVE,
     MAX_BATCH_ITEMS,
     REJECT,
@@ -21,8 +23,6 @@ from hub.core.batches import (
     answer_for,
     respond_to_batch,
 )
-from hub.core.errors import InvalidInput
-from hub.core.models import Interaction
 from hub.web.pages.cards import CardView
 from hub.web.pages.i18n import gettext as _
 from hub.web.pages.interactions import card_views

@@ -17,9 +17,9 @@ from urllib.parse import urlsplit
 from pydantic import ValidationError
 
 from hub.channels.action_view import ActionView, action_view, edits_from_form
-from hub.core.models import Interaction
-from hub.core.policies import PolicyStatus, policy_status
-from hub.core.views import effective_interaction_status
+from hub.core.approvals.policies import PolicyStatus, policy_status
+from hub.core.store.models import Interaction
+from hub.core.work.views import effective_interaction_status
 from hub.protocol.interactions import InputFormat, InteractionCard, Option, Risk, declines
 
 # Browser-side format hints; the server's check (validate_response) stays the authority.

@@ -11,19 +11,19 @@ from typing import Any
 
 from quart import Blueprint, flash, redirect, render_template, request, url_for
 
-from hub.core.agents import list_agents, public_status
-from hub.core.conversations import (
+from hub.core.agents.registry import list_agents, public_status
+from hub.core.errors import HubError
+from hub.core.store.models import Interaction
+from hub.core.work.conversations import (
     create_conversation,
     get_conversation,
     list_conversations,
     list_messages,
     post_message,
 )
-from hub.core.errors import HubError
-from hub.core.interactions import display_names
-from hub.core.models import Interaction
-from hub.core.tasks import list_tasks
-from hub.core.views import message_view
+from hub.core.work.interactions import display_names
+from hub.core.work.tasks import list_tasks
+from hub.core.work.views import message_view
 from hub.web.pages.cards import safe_url
 from hub.web.pages.i18n import gettext as _
 from hub.web.pages.interactions import card_views

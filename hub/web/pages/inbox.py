@@ -6,8 +6,8 @@ from typing import Any
 
 from quart import Blueprint, render_template, url_for
 
-from hub.core.inbox import inbox
-from hub.core.interactions import get_interaction
+from hub.core.work.inbox import inbox
+from hub.core.work.interactions import get_interaction
 from hub.web.pages.interactions import card_views
 from hub.web.pages.session import current_user, login_required
 from hub.web.pages.workspace import frame_for, workspace_of

@@ -13,16 +13,16 @@ from typing import Any
 from quart import Blueprint, flash, redirect, render_template, request, url_for
 
 from hub.channels.action_view import FIELD_PREFIX, ActionField, edits_from_form
-from hub.core.agents import list_agents
+from hub.core.agents.registry import list_agents
+from hub.core.approvals.policies import policy_status
 from hub.core.errors import AlreadyDecided, Conflict, Forbidden, Gone, InvalidInput
-from hub.core.interactions import (
+from hub.core.store.models import Interaction, Task
+from hub.core.work.interactions import (
     display_names,
     get_interaction,
     respond_to_interaction,
     responder_names,
 )
-from hub.core.models import Interaction, Task
-from hub.core.policies import policy_status
 from hub.web.pages.cards import CardView, card_view, response_from_form
 from hub.web.pages.i18n import gettext as _
 from hub.web.pages.session import current_user, login_required, safe_next

@@ -1,8 +1,8 @@
 """Settings → Members: who is in the workspace, and (for owners) inviting, re-roling and
 removing people; and the page an invitation link opens.
 
-Every change goes through the same core services as the API (``hub.core.invitations``,
-``hub.core.members``), so the same refusals hold: owners only, never without an owner.
+Every change goes through the same core services as the API (``hub.core.people.invitations``,
+``hub.core.people.members``), so the same refusals hold: owners only, never without an owner.
 A new link invitation's URL is shown once, on the page that created it.
 
 ``/join/<token>`` is public: whoever holds the link sees what it invites to, then signs up
@@ -16,12 +16,13 @@ from typing import Any
 from quart import Blueprint, current_app, flash, redirect, render_template, request, url_for
 
 from hub.config import Settings
-from hub.core import invitations
-from hub.core.accounts import create_user, require_membership
+from hub.core.approvals.permissions import ensure_owner
 from hub.core.errors import Forbidden, HubError
-from hub.core.members import change_role, list_members, parse_role, remove_member
-from hub.core.models import Invitation, Role, User, Workspace
-from hub.core.permissions import ensure_owner
+from hub.core.people import invitations
+from hub.core.people.accounts import create_user, require_membership
+from hub.core.people.members import change_role, list_members, parse_role, remove_member
+from hub.core.store.models import Invitation, Role, User, Workspace
+from hub.host.settings import settings_of
 from hub.web.pages.i18n import gettext as _
 from hub.web.pages.session import current_user, login_required, login_user
 from hub.web.pages.workspace import frame_for
@@ -30,7 +31,7 @@ blueprint = Blueprint("members", __name__)
 
 
 def _settings() -> Settings:
-    settings: Settings = current_app.config["LINEUP"]
+    settings: Settings = settings_of(current_app)
     return settings
 
 

@@ -1,7 +1,7 @@
 """The Settings page's approval-policy rules: the workspace's owners add and delete them.
 
 The form is the API's ``POST /policy-rules`` in HTML: people are typed as emails separated
-by commas, delays in seconds. The core checks everything (``hub.core.policies``); a bad
+by commas, delays in seconds. The core checks everything (``hub.core.approvals.policies``); a bad
 rule comes back on the page with the core's message and code, and nothing is saved.
 """
 
@@ -11,10 +11,10 @@ from typing import Any
 
 from quart import Blueprint, flash, redirect, request, url_for
 
+from hub.core.approvals.rules import create_rule, delete_rule
 from hub.core.errors import Forbidden, HubError
-from hub.core.events import utcnow
-from hub.core.models import Membership, Role
-from hub.core.policy_rules import create_rule, delete_rule
+from hub.core.store.models import Membership, Role
+from hub.protocol.clock import utcnow
 from hub.web.pages.i18n import gettext as _
 from hub.web.pages.session import current_user, login_required
 from hub.web.pages.settings import render_settings

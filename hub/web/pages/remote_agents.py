@@ -16,10 +16,10 @@ from typing import Any
 
 from quart import Blueprint, current_app, flash, redirect, request, url_for
 
+from hub.core.agents.remote import REMOTE_AGENTS_EXTENSION, RemoteAgentAdder, store_remote_secret
 from hub.core.errors import HubError
-from hub.core.remote_agents import RemoteAgentAdder, store_remote_secret
-from hub.web.api.remote_agents import REMOTE_AGENTS_EXTENSION
-from hub.web.identity import member_of
+from hub.host.identity import member_of
+from hub.host.settings import settings_of
 from hub.web.pages.agents import render_index
 from hub.web.pages.i18n import gettext as _
 from hub.web.pages.session import current_user, login_required
@@ -78,7 +78,7 @@ async def give_key(workspace_id: str, agent_id: str) -> Any:
             frame.workspace.id,
             agent_id,
             secret,
-            secret_key=current_app.config["LINEUP"].secret_key,
+            secret_key=settings_of(current_app).secret_key,
         )
     except HubError as error:
         await flash(f"{error.message} {error.hint} ({error.code})")

@@ -1,6 +1,6 @@
 """Who is signed in, for the pages; CSRF protection of every form.
 
-The session is the one ``hub.web.identity`` keeps for the JSON API and the client
+The session is the one ``hub.host.identity`` keeps for the JSON API and the client
 WebSocket too (Quart's signed cookie: HttpOnly, SameSite=Lax, Secure behind HTTPS), so
 signing in on a page also signs in the page's scripts, and the other way round. The pages
 add a CSRF token to it: every state-changing form carries the token and must also come
@@ -20,8 +20,8 @@ from urllib.parse import urlsplit
 from quart import Quart, g, redirect, request, session, url_for
 from werkzeug.exceptions import Forbidden
 
-from hub.core.models import User
-from hub.web.identity import SESSION_USER_KEY, end_session, start_session
+from hub.core.store.models import User
+from hub.host.identity import SESSION_USER_KEY, end_session, start_session
 
 P = ParamSpec("P")
 R = TypeVar("R")

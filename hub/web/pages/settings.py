@@ -1,7 +1,7 @@
 """Settings (spec §6): language, time zone, notifications, personal API tokens.
 
 Language and time zone are kept in the session (how this person reads the hub in this
-browser) and in the person's notification preferences (``hub.core.preferences``), so
+browser) and in the person's notification preferences (``hub.core.notify.preferences``), so
 emails and messages use them too. Which surface hears about what — this browser, email,
 Telegram — and quiet hours are those same preferences. A new token's secret is shown
 once, on the page that created it.
@@ -13,11 +13,11 @@ from typing import Any
 
 from quart import Blueprint, flash, redirect, render_template, request, session, url_for
 
-from hub.core.accounts import create_api_token, revoke_api_token
+from hub.core.approvals.rules import list_rules, rule_view
 from hub.core.errors import HubError
-from hub.core.models import ApiToken, Membership, Role, User
-from hub.core.policy_rules import list_rules, rule_view
-from hub.core.preferences import get_preferences, update_preferences
+from hub.core.notify.preferences import get_preferences, update_preferences
+from hub.core.people.accounts import create_api_token, revoke_api_token
+from hub.core.store.models import ApiToken, Membership, Role, User
 from hub.web.pages.i18n import LANGUAGES, time_zone_names, valid_time_zone
 from hub.web.pages.i18n import gettext as _
 from hub.web.pages.session import current_user, login_required

@@ -11,14 +11,14 @@ from urllib.parse import unquote_to_bytes
 
 from quart import Blueprint, Response, flash, redirect, render_template, request, url_for
 
-from hub.core.agents import list_agents
-from hub.core.batches import batchable
+from hub.core.agents.registry import list_agents
 from hub.core.errors import HubError, NotFound
-from hub.core.interactions import list_interactions
-from hub.core.models import Agent, Artifact
+from hub.core.store.models import Agent, Artifact
 from hub.core.task_states import TERMINAL_STATUSES
-from hub.core.tasks import list_tasks, request_cancel, task_detail
-from hub.core.views import task_view
+from hub.core.work.batch_answers import batchable
+from hub.core.work.interactions import list_interactions
+from hub.core.work.tasks import list_tasks, request_cancel, task_detail
+from hub.core.work.views import task_view
 from hub.web.pages.cards import safe_url
 from hub.web.pages.i18n import gettext as _
 from hub.web.pages.interactions import card_views

@@ -11,14 +11,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from hub.core.accounts import require_membership, workspaces_of
-from hub.core.agents import list_agents, public_status
+from hub.core.agents.registry import list_agents, public_status
+from hub.core.approvals.permissions import ANSWERING_ROLES
 from hub.core.errors import Forbidden
-from hub.core.events import last_sequence
-from hub.core.inbox import inbox
-from hub.core.models import Role, User, Workspace
-from hub.core.permissions import ANSWERING_ROLES
-from hub.core.preferences import EVENTS, wants
+from hub.core.log.events import last_sequence
+from hub.core.notify.preferences import EVENTS, wants
+from hub.core.people.accounts import require_membership, workspaces_of
+from hub.core.store.models import Role, User, Workspace
+from hub.core.work.inbox import inbox
 
 
 @dataclass(frozen=True, slots=True)

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from playwright.async_api import async_playwright
 
-from hub.core.accounts import create_user
+from hub.core.people.accounts import create_user
 from hub.testing import HubProcess, TestDatabases, opened, temporary_directory
 from tests.e2e.browser.conftest import CHROMIUM, CHROMIUM_ARGS, PASSWORD
 from tests.web.pages.world import build_world

@@ -17,9 +17,9 @@ from typing import Any
 
 import pytest
 
-from hub.core.channel_accounts import create_link_token
-from hub.core.models import Interaction, InteractionStatus
-from hub.core.pairing import create_pairing_code
+from hub.core.agents.pairing import create_pairing_code
+from hub.core.notify.channel_accounts import create_link_token
+from hub.core.store.models import Interaction, InteractionStatus
 from hub.sdk import Agent, Backoff, Resolution
 from hub.sdk.dispatch import Downlink
 from hub.sdk.task import Task

@@ -3,7 +3,7 @@ the field, and sends once the text fits."""
 
 from __future__ import annotations
 
-from hub.core.interactions import get_interaction
+from hub.core.work.interactions import get_interaction
 from tests.e2e.browser.conftest import Person
 from tests.web.pages.world import build_world
 

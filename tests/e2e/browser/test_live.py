@@ -4,7 +4,7 @@ missed, by sequence."""
 
 from __future__ import annotations
 
-from hub.core.events import append_event
+from hub.core.log.events import append_event
 from tests.e2e.browser.conftest import Person
 from tests.web.pages.world import build_world, card
 

@@ -4,7 +4,7 @@ owner makes them a member."""
 
 from __future__ import annotations
 
-from hub.core.members import list_members
+from hub.core.people.members import list_members
 from tests.e2e.browser.conftest import PASSWORD, Person, new_context
 from tests.web.pages.world import build_world
 

@@ -18,7 +18,7 @@ import pytest
 from quart.typing import TestAppProtocol, TestClientProtocol
 
 from hub.config import load_settings
-from hub.web.app import create_app
+from hub.host.app import create_app
 
 SECRET = "a2a-test-secret-" + "s" * 32
 _numbers = itertools.count()

@@ -10,8 +10,8 @@ import re
 from typing import Any
 
 from hub.core.ids import new_id
-from hub.core.models import Event, Membership, Role, User
-from hub.core.remote_models import RemoteAgent
+from hub.core.store.models import Event, Membership, Role, User
+from hub.core.store.remote_models import RemoteAgent
 from hub.testing import free_port
 from tests.plugins.a2a.conftest import Hubs, Person, sign_up
 from tests.plugins.a2a.peers import Instant, serve_remote, v03_card

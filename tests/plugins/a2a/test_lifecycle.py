@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from hub.core.remote_models import RemoteCall
+from hub.core.store.remote_models import RemoteCall
 from tests.plugins.a2a.conftest import Hubs, sign_up
 from tests.plugins.a2a.peers import Base, Endless, Slow, serve_remote
 from tests.plugins.a2a.test_tasks import ended

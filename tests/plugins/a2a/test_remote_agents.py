@@ -6,8 +6,8 @@ import asyncio
 import json
 from typing import Any
 
-from hub.core.models import Event
-from hub.core.remote_models import RemoteAgent
+from hub.core.store.models import Event
+from hub.core.store.remote_models import RemoteAgent
 from tests.plugins.a2a.conftest import SECRET, Hubs, Person, sign_up
 from tests.plugins.a2a.peers import Instant, serve_remote
 
@@ -144,7 +144,7 @@ async def test_a_key_is_sent_as_the_card_asks_sealed_at_rest_and_never_shown(
     stored = json.dumps([remotes, events, row.card, [e.payload for e in await Event.all()]])
     assert key not in stored
     assert row.secret_sealed and key not in row.secret_sealed
-    from hub.core.sealing import unseal
+    from hub.core.agents.sealing import unseal
 
     assert unseal(row.secret_sealed, SECRET) == key
 

@@ -17,7 +17,7 @@ from typing import Any
 import httpx
 import pytest
 
-from hub.core.remote_models import RemoteCall
+from hub.core.store.remote_models import RemoteCall
 from hub.testing import HubProcess, eventually, opened
 from hub.testing import test_postgres_url as postgres_url
 from tests.plugins.a2a.peers import Slow, serve_remote

@@ -13,9 +13,9 @@ from quart import Quart
 from quart.typing import TestClientProtocol
 
 from hub.config import load_settings
-from hub.core.events import last_sequence
+from hub.core.log.events import last_sequence
+from hub.host.app import create_app
 from hub.web.api.auth import ACCOUNT_FAILURES, LOGIN_FAILURES
-from hub.web.app import create_app
 
 PASSWORD = "correct horse battery"
 _numbers = itertools.count()

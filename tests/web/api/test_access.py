@@ -5,12 +5,12 @@ from __future__ import annotations
 import pytest
 from quart import Quart
 
-from hub.core.conversations import create_conversation
-from hub.core.events import append_event, last_sequence
 from hub.core.ids import new_id
-from hub.core.invitations import invite
-from hub.core.models import Membership, Role, User, Workspace
-from hub.core.tasks import create_task
+from hub.core.log.events import append_event, last_sequence
+from hub.core.people.invitations import invite
+from hub.core.store.models import Membership, Role, User, Workspace
+from hub.core.work.conversations import create_conversation
+from hub.core.work.tasks import create_task
 from tests.core.scenario import make_agent
 from tests.web.api.conftest import Person
 

@@ -27,7 +27,7 @@ async def test_register_signs_in_with_a_hardened_cookie(app: Quart) -> None:
 
 async def test_the_cookie_is_secure_behind_https(db: str, tmp_path) -> None:  # type: ignore[no-untyped-def]
     from hub.config import load_settings
-    from hub.web.app import create_app
+    from hub.host.app import create_app
 
     app = create_app(
         load_settings(data_dir=tmp_path, secret_key="s" * 40, public_url="https://hub.example")

@@ -8,10 +8,10 @@ from typing import Any
 
 from quart import Quart
 
-from hub.core.conversations import create_conversation
-from hub.core.events import append_event, last_sequence
 from hub.core.ids import new_id
-from hub.core.models import Membership, Role, Workspace
+from hub.core.log.events import append_event, last_sequence
+from hub.core.store.models import Membership, Role, Workspace
+from hub.core.work.conversations import create_conversation
 from tests.core.scenario import make_agent
 from tests.web.api.conftest import Person
 

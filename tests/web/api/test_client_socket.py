@@ -11,8 +11,9 @@ from quart import Quart
 from quart.testing.connections import WebsocketDisconnectError
 from tortoise.exceptions import DBConnectionError
 
-from hub.core.events import append_event, utcnow
-from hub.core.models import ApiToken, Membership, Task, Workspace
+from hub.core.log.events import append_event
+from hub.core.store.models import ApiToken, Membership, Task, Workspace
+from hub.protocol.clock import utcnow
 from hub.testing import eventually
 from hub.web import client_socket
 from tests.core.scenario import make_agent
@@ -111,7 +112,7 @@ async def test_a_cookie_from_another_site_is_refused(app: Quart, sign_up) -> Non
 
 
 async def test_a_slow_client_still_gets_every_event_once(app: Quart, sign_up) -> None:  # type: ignore[no-untyped-def]
-    from hub.core.bus import DEFAULT_BUS
+    from hub.core.log.bus import DEFAULT_BUS
 
     me: Person = await sign_up()
     size = DEFAULT_BUS.queue_size

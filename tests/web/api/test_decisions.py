@@ -6,8 +6,8 @@ from typing import Any
 
 from quart import Quart
 
-from hub.core.events import append_event, last_sequence
 from hub.core.ids import new_id
+from hub.core.log.events import append_event, last_sequence
 from tests.web.api.conftest import Person
 from tests.web.api.test_work import agent_in
 

@@ -18,12 +18,13 @@ from typing import Any
 
 from quart import Quart
 
-from hub.core.accounts import create_api_token
-from hub.core.agents import revoke_agent
-from hub.core.events import append_event, utcnow
+from hub.core.agents.registry import revoke_agent
+from hub.core.approvals.rules import create_rule
 from hub.core.ids import MAX_ID_LENGTH, new_id
-from hub.core.models import User, Workspace
-from hub.core.policy_rules import create_rule
+from hub.core.log.events import append_event
+from hub.core.people.accounts import create_api_token
+from hub.core.store.models import User, Workspace
+from hub.protocol.clock import utcnow
 from tests.core.agent_setup import paired_agent
 from tests.web.api.conftest import Person
 from tests.web.api.test_access import objects_of

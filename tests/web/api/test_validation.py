@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 from quart import Quart
 
-from hub.core.events import last_sequence
-from hub.core.models import Task, Workspace
+from hub.core.log.events import last_sequence
+from hub.core.store.models import Task, Workspace
 from tests.core.scenario import make_agent
 from tests.web.api.conftest import Person
 

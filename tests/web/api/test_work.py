@@ -6,9 +6,9 @@ import asyncio
 
 from quart import Quart
 
-from hub.core.events import append_event, last_sequence
 from hub.core.ids import new_id
-from hub.core.models import Agent, Workspace
+from hub.core.log.events import append_event, last_sequence
+from hub.core.store.models import Agent, Workspace
 from tests.core.scenario import make_agent
 from tests.web.api.conftest import Person
 

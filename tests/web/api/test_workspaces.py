@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from quart import Quart
 
-from hub.core.agents import redeem_pairing_code
-from hub.core.models import Agent
+from hub.core.agents.registry import redeem_pairing_code
+from hub.core.store.models import Agent
+from hub.host.settings import settings_of
 from tests.web.api.conftest import Person
 
 
@@ -35,7 +36,7 @@ async def test_a_pairing_code_comes_with_the_command_to_run(app: Quart, sign_up)
         runtime="python",
         version="1.0",
         capabilities=["shell"],
-        secret_key=app.config["LINEUP"].secret_key,
+        secret_key=settings_of(app).secret_key,
     )
     status, listed = await me.get("/agents")
     [shown] = listed["agents"]
@@ -52,7 +53,7 @@ async def test_confirm_and_revoke_an_agent(app: Quart, sign_up) -> None:  # type
         runtime="",
         version="",
         capabilities=[],
-        secret_key=app.config["LINEUP"].secret_key,
+        secret_key=settings_of(app).secret_key,
     )
     status, error = await me.post(f"/agents/{agent.id}/confirm", {"name": ""})
     assert status == 422 and error["error"]["code"] == "invalid_input"

@@ -13,7 +13,7 @@ from quart import Quart
 from quart.typing import TestClientProtocol
 
 from hub.config import load_settings
-from hub.web.app import create_app
+from hub.host.app import create_app
 from tests.web.pages.world import SECRET_KEY
 
 PASSWORD = "correct horse battery"
@@ -57,8 +57,8 @@ def app(db: str, tmp_path: Path) -> Quart:
 @pytest.fixture
 def browser(app: Quart):  # type: ignore[no-untyped-def]
     async def sign_up(name: str = "Ada") -> Browser:
-        from hub.core.accounts import workspaces_of
-        from hub.core.models import User
+        from hub.core.people.accounts import workspaces_of
+        from hub.core.store.models import User
 
         person = Browser(app.test_client())
         email = f"{name.lower()}{next(_numbers)}@example.com"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from quart import Quart
 
-from hub.core.models import Conversation, Event
+from hub.core.store.models import Conversation, Event
 from tests.web.pages.conftest import PASSWORD
 from tests.web.pages.world import build_world
 
@@ -48,7 +48,7 @@ async def test_a_logged_out_request_to_any_page_goes_to_login(app: Quart, browse
 
 async def test_login_takes_you_back_where_you_were_going(app: Quart, browser) -> None:  # type: ignore[no-untyped-def]
     ada = await browser("Ada")
-    from hub.core.models import User
+    from hub.core.store.models import User
 
     email = (await User.get(id=ada.user_id)).email
     again = type(ada)(app.test_client())

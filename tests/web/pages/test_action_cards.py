@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import re
 
-from hub.core.interactions import get_interaction
-from hub.core.models import InteractionStatus
+from hub.core.store.models import InteractionStatus
+from hub.core.work.interactions import get_interaction
 from hub.protocol.actions import action_hash, short_hash
 from tests.web.pages.world import HOSTILE, build_world
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 from typing import Any
 from urllib.parse import urlencode
 
-from hub.core.events import append_event
-from hub.core.interactions import get_interaction, respond_to_interaction
-from hub.core.models import Event, InteractionStatus
+from hub.core.log.events import append_event
+from hub.core.store.models import Event, InteractionStatus
+from hub.core.work.interactions import get_interaction, respond_to_interaction
 from tests.web.pages.conftest import Browser
 from tests.web.pages.world import build_world, card
 

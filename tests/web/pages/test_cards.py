@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from hub.core.interactions import get_interaction, respond_to_interaction
-from hub.core.models import InteractionStatus
+from hub.core.store.models import InteractionStatus
+from hub.core.work.interactions import get_interaction, respond_to_interaction
 from tests.web.pages.world import build_world
 
 

@@ -54,8 +54,8 @@ async def test_hostile_agent_text_is_escaped_on_every_page(browser) -> None:  # 
 
 
 async def test_an_inline_artifact_downloads_and_never_renders(browser) -> None:  # type: ignore[no-untyped-def]
-    from hub.core.events import append_event
     from hub.core.ids import new_id
+    from hub.core.log.events import append_event
 
     ada = await browser("Ada")
     world = await build_world(ada.workspace_id, ada.user_id, kinds=())

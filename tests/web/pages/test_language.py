@@ -81,7 +81,7 @@ async def test_chinese_from_the_browser_and_english_by_setting(browser) -> None:
 async def test_times_follow_the_persons_time_zone(browser) -> None:  # type: ignore[no-untyped-def]
     ada = await browser("Ada")
     world = await build_world(ada.workspace_id, ada.user_id, kinds=())
-    from hub.core.models import Task
+    from hub.core.store.models import Task
 
     moment = datetime(2026, 7, 24, 12, 0, tzinfo=UTC)
     await Task.filter(id=world.task_id).update(created_at=moment)

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import re
 
-from hub.core.events import last_sequence
-from hub.core.members import list_members
+from hub.core.log.events import last_sequence
+from hub.core.people.members import list_members
 from tests.web.pages.world import SECRET_KEY
 
 
@@ -66,8 +66,8 @@ async def test_an_owner_invites_by_link_and_manages_the_member(browser) -> None:
 
 
 async def test_a_mailed_invitation_admits_only_its_address(browser, app) -> None:  # type: ignore[no-untyped-def]
-    from hub.core.invitations import invite
-    from hub.core.models import Role, User
+    from hub.core.people.invitations import invite
+    from hub.core.store.models import Role, User
 
     ada = await browser("Ada")
     owner = await User.get(id=ada.user_id)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from hub.core.policy_rules import list_rules
+from hub.core.approvals.rules import list_rules
 
 
 async def test_an_owner_adds_a_rule_and_sees_it_listed(browser) -> None:  # type: ignore[no-untyped-def]

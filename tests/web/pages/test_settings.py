@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from hub.core.preferences import get_preferences
+from hub.core.notify.preferences import get_preferences
 
 
 async def test_notification_preferences_are_the_persons_own(browser) -> None:  # type: ignore[no-untyped-def]

@@ -10,12 +10,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from hub.core.agents import confirm_agent, redeem_pairing_code
-from hub.core.conversations import create_conversation, post_message
-from hub.core.events import append_event
+from hub.core.agents.pairing import create_pairing_code
+from hub.core.agents.registry import confirm_agent, redeem_pairing_code
 from hub.core.ids import new_id
-from hub.core.models import Agent, AgentStatus
-from hub.core.pairing import create_pairing_code
+from hub.core.log.events import append_event
+from hub.core.store.models import Agent, AgentStatus
+from hub.core.work.conversations import create_conversation, post_message
 
 SECRET_KEY = "test-secret-key-" + "x" * 32  # what HubProcess and the page tests use
 

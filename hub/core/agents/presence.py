@@ -1,0 +1,228 @@
+"""Presence (spec §7.4): heartbeats, offline after two missed, failing after a grace period.
+
+* A connected agent's heartbeats stamp ``Agent.last_heartbeat_at``; heartbeats themselves
+  are not logged. The first heartbeat of an agent that was not online logs ``agent.online``.
+* ``PresenceSweeper`` marks an online agent ``offline`` (``agent.offline``) once two
+  heartbeat intervals pass without one. Its running tasks keep their status: views show
+  "agent connection lost" with the last heartbeat (``connection_lost``).
+* When the grace period has passed since the last heartbeat and the agent is still not
+  back, its running tasks fail with error ``agent_unreachable`` (``task.status_changed`` by
+  ``system``). Tasks waiting for a person are left alone: the state machine (spec §6.2) has
+  no move from ``waiting_for_human`` to ``failed``, and the answer still reaches the agent
+  when it returns. Queued tasks wait for it too.
+
+Several hub processes may each run a sweeper: the events carry deterministic envelope ids
+and their handlers re-check the agent's row, so the work is done once.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Hashable
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from typing import Any
+
+from tortoise.expressions import Subquery
+
+from hub.core.agents.lifecycle import credential_revoked
+from hub.core.errors import Conflict, HubError
+from hub.core.log.events import AppendResult, append_event, queue_append
+from hub.core.log.group_commit import GroupCommit, Request
+from hub.core.periodic import Periodic
+from hub.core.store.models import Agent, AgentStatus, Task
+from hub.core.task_states import TaskStatus
+from hub.protocol.clock import iso, utcnow
+
+logger = logging.getLogger(__name__)
+
+MISSED_HEARTBEATS_FOR_OFFLINE = 2
+UNREACHABLE = "agent_unreachable"
+_BATCH = 500
+
+
+def connection_lost(agent: Agent) -> dict[str, Any] | None:
+    """What to show on an offline agent and on its running tasks, or ``None`` if online."""
+    if agent.status != AgentStatus.OFFLINE or agent.last_heartbeat_at is None:
+        return None
+    return {
+        "code": "agent_connection_lost",
+        "message": "Agent connection lost",
+        "lastHeartbeatAt": iso(agent.last_heartbeat_at),
+    }
+
+
+async def record_heartbeat(agent: Agent) -> bool:
+    """Note that ``agent`` is alive now; returns True when this brought it online.
+
+    Raises ``Unauthorized`` (``credential_revoked``) if the agent was revoked meanwhile,
+    which is how a socket in another hub process learns of a revocation.
+    """
+    # The common case: the agent is online and stays so, and its stamp shares one UPDATE
+    # with the other agents' heartbeats that arrived meanwhile.
+    if await _ONLINE_STAMPS.submit(None, agent.id):
+        return False
+    now = utcnow()
+    current = await Agent.filter(id=agent.id).first()
+    if current is None or current.status == AgentStatus.REVOKED:
+        raise credential_revoked(current or agent)
+    await Agent.filter(id=agent.id).update(last_heartbeat_at=now)
+    try:
+        await append_event(
+            agent.workspace_id,
+            "agent.online",
+            {"agentId": agent.id, "name": current.name},
+            actor=f"agent:{agent.id}",
+        )
+    except Conflict as error:
+        if error.code != "already_online":  # another socket of this agent was first
+            raise
+        return False
+    return True
+
+
+async def _stamp_online(_key: Hashable, batch: list[Request[str]]) -> None:
+    """Stamp every agent of ``batch`` that is online; each request learns whether its agent
+    was (False sends it the slow way: revoked, or coming online)."""
+    ids = {request.work for request in batch}
+    stamped = await Agent.filter(id__in=ids, status=AgentStatus.ONLINE).update(
+        last_heartbeat_at=utcnow()
+    )
+    if stamped == len(ids):
+        online = ids
+    else:  # rare: an agent is coming online or was revoked; ask which
+        rows = Agent.filter(id__in=ids, status=AgentStatus.ONLINE).values_list("id", flat=True)
+        online = {str(agent_id) for agent_id in await rows}
+    for request in batch:
+        request.settle(request.work in online)
+
+
+# 5,000 idle agents heartbeating every 5 s would cost 1,000 UPDATEs a second one by one.
+_ONLINE_STAMPS: GroupCommit[str] = GroupCommit(_stamp_online, max_batch=500)
+
+
+@dataclass
+class SweepReport:
+    offline: list[str] = field(default_factory=list)  # agent ids marked offline
+    failed: list[str] = field(default_factory=list)  # task ids failed as unreachable
+
+
+class PresenceSweeper:
+    """Marks silent agents offline and fails the running tasks of unreachable ones.
+
+    ``start`` runs ``sweep`` every ``period_s`` in a background task until ``stop``, which
+    waits for the sweep in progress: call it before the database closes.
+    """
+
+    def __init__(
+        self,
+        *,
+        heartbeat_interval_s: float,
+        grace_period_s: float,
+        period_s: float | None = None,
+    ) -> None:
+        self.offline_after = timedelta(seconds=MISSED_HEARTBEATS_FOR_OFFLINE * heartbeat_interval_s)
+        self.grace_period = timedelta(seconds=grace_period_s)
+        # A quarter interval keeps "offline" within 2.25 intervals of the last heartbeat.
+        self.period_s = period_s or min(max(heartbeat_interval_s / 4, 0.05), 5.0)
+        self._job = Periodic("presence sweep", self.period_s, self._sweep_and_say)
+
+    async def sweep(self, now: datetime | None = None) -> SweepReport:
+        now = now or utcnow()
+        report = SweepReport()
+        await self._mark_offline(now, report)
+        await self._fail_unreachable(now, report)
+        return report
+
+    async def _mark_offline(self, now: datetime, report: SweepReport) -> None:
+        silent = await Agent.filter(
+            status=AgentStatus.ONLINE, last_heartbeat_at__lt=now - self.offline_after
+        ).limit(_BATCH)
+        # Queued together, so a hundred agents gone at once share a commit or two.
+        queued = [self._offline_event(agent) for agent in silent]
+        outcomes = await asyncio.gather(*queued, return_exceptions=True)
+        for agent, outcome in zip(silent, outcomes, strict=True):
+            if isinstance(outcome, Conflict):  # it came back, or another sweeper was first
+                continue
+            if isinstance(outcome, BaseException):
+                raise outcome
+            report.offline.append(agent.id)
+
+    @staticmethod
+    def _offline_event(agent: Agent) -> asyncio.Future[AppendResult]:
+        last = agent.last_heartbeat_at
+        assert last is not None  # an online agent has had a heartbeat
+        return queue_append(
+            agent.workspace_id,
+            "agent.offline",
+            {
+                "agentId": agent.id,
+                "name": agent.name,
+                "lastHeartbeatAt": iso(last),
+                "missedHeartbeats": MISSED_HEARTBEATS_FOR_OFFLINE,
+            },
+            actor="system",
+            envelope_id=f"offline-{agent.id}-{int(last.timestamp() * 1_000_000)}",
+        )
+
+    async def _fail_unreachable(self, now: datetime, report: SweepReport) -> None:
+        unreachable = Agent.filter(
+            status__in=[AgentStatus.OFFLINE, AgentStatus.REVOKED],
+            last_heartbeat_at__lt=now - self.grace_period,
+        ).values("id")
+        tasks = await Task.filter(
+            status=TaskStatus.RUNNING.value, target_agent_id__in=Subquery(unreachable)
+        ).limit(_BATCH)
+        for task in tasks:
+            agent = await Agent.filter(id=task.target_agent_id).first()
+            last = iso(agent.last_heartbeat_at) if agent else None
+            try:
+                await append_event(
+                    task.workspace_id,
+                    "task.status_changed",
+                    {
+                        "taskId": task.id,
+                        "status": TaskStatus.FAILED.value,
+                        "error": UNREACHABLE,
+                        "reason": UNREACHABLE,
+                        "lastHeartbeatAt": last,
+                    },
+                    actor="system",
+                    task_id=task.id,
+                    envelope_id=f"unreachable-{task.id}",
+                )
+            except HubError as error:  # the task moved on meanwhile
+                logger.info("not failing task %s as unreachable: %s", task.id, error.code)
+                continue
+            report.failed.append(task.id)
+
+    @property
+    def running(self) -> bool:
+        return self._job.running
+
+    def start(self) -> None:
+        self._job.start()
+
+    async def stop(self) -> None:
+        await self._job.stop()
+
+    async def _sweep_and_say(self) -> None:
+        report = await self.sweep()
+        if report.offline or report.failed:
+            logger.info(
+                "presence: %d agent(s) offline, %d task(s) failed as unreachable",
+                len(report.offline),
+                len(report.failed),
+            )
+
+
+__all__ = [
+    "MISSED_HEARTBEATS_FOR_OFFLINE",
+    "UNREACHABLE",
+    "PresenceSweeper",
+    "SweepReport",
+    "connection_lost",
+    "iso",
+    "record_heartbeat",
+]

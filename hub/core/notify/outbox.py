@@ -1,0 +1,212 @@
+"""The outbox worker: delivers notification rows, retrying with backoff until they go out.
+
+An outage of SMTP or of the Bot API delays a notification and never loses it: a row stays
+``pending`` and is tried again after an exponentially growing delay (with jitter, capped),
+for as long as it takes. Only an error the deliverer marks permanent (``DeliveryRefused``:
+the person unlinked the account, say) ends a row as ``failed``.
+
+The core knows nothing of channels: it hands each due row to a ``Deliverer`` the channel
+layer provides, which returns what became of it.
+
+Claiming. A worker claims a batch by stamping ``claimed_until`` (a lease) in a short
+transaction, then delivers outside it, so a slow SMTP server never holds a database lock.
+On PostgreSQL the claim reads with ``FOR UPDATE SKIP LOCKED``, so several hub processes
+(issue 9, scale-out) can run a worker each and never take the same row; a worker that dies
+mid-batch loses its lease and the rows come back. SQLite ignores the row lock, but it
+serialises writers, and one process runs one worker.
+
+At-least-once, exactly-once in practice: a row is marked sent right after the surface
+accepted it. A crash between the two would send it again on restart, and so would a
+connection lost after the surface took a message in but before its answer arrived. Email
+carries a ``Message-ID`` derived from the row so clients fold such a repeat into one; the
+Bot API has no such key.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import random
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from enum import StrEnum
+
+from tortoise.expressions import Q
+
+from hub.core.store.claims import claim
+from hub.core.store.notification_models import Notification, NotificationKind, NotificationStatus
+from hub.protocol.clock import utcnow
+
+logger = logging.getLogger(__name__)
+
+
+class Outcome(StrEnum):
+    SENT = "sent"
+    SKIPPED = "skipped"  # nothing to send any more; not an error
+
+
+class DeliveryRefused(Exception):
+    """A permanent failure: retrying cannot help. Any other exception is transient."""
+
+
+Deliverer = Callable[[Notification], Awaitable[Outcome]]
+
+
+@dataclass(frozen=True, slots=True)
+class RetryPolicy:
+    first_delay_s: float = 2.0
+    max_delay_s: float = 600.0
+    jitter: float = 0.2  # ± this fraction, so recovering peers are not hit all at once
+
+    def delay(self, attempts: int) -> timedelta:
+        base = min(self.max_delay_s, self.first_delay_s * 2 ** max(0, attempts - 1))
+        spread = base * self.jitter
+        return timedelta(seconds=max(0.0, base + random.uniform(-spread, spread)))
+
+
+class OutboxWorker:
+    def __init__(
+        self,
+        deliver: Deliverer,
+        *,
+        retry: RetryPolicy | None = None,
+        batch_size: int = 50,
+        lease_s: float = 120.0,
+        idle_poll_s: float = 5.0,
+    ) -> None:
+        self.deliver = deliver
+        self.retry = retry or RetryPolicy()
+        self.batch_size = batch_size
+        self.lease_s = lease_s
+        self.idle_poll_s = idle_poll_s
+        self._wake = asyncio.Event()
+        self._task: asyncio.Task[None] | None = None
+        self._stopping = False
+
+    def wake(self) -> None:
+        """Look for due rows now (called after a commit that may have written some)."""
+        self._wake.set()
+
+    def start(self) -> None:
+        self._stopping = False
+        self._task = asyncio.create_task(self._run(), name="outbox-worker")
+
+    async def stop(self) -> None:
+        self._stopping = True
+        self._wake.set()
+        if self._task is not None:
+            self._task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._task
+            self._task = None
+
+    async def _run(self) -> None:
+        while not self._stopping:
+            try:
+                handled = await self.run_once()
+            except Exception:  # the database may be briefly away: try again later
+                logger.exception("outbox pass failed")
+                handled = 0
+            if handled:
+                continue
+            self._wake.clear()
+            timeout = await self._idle_timeout()
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._wake.wait(), timeout=timeout)
+
+    async def _idle_timeout(self) -> float:
+        """Sleep until the next row is due (or the poll interval, whichever is sooner)."""
+        upcoming = (
+            await Notification.filter(status=NotificationStatus.PENDING)
+            .order_by("next_attempt_at")
+            .first()
+            .values_list("next_attempt_at", flat=True)
+        )
+        if not isinstance(upcoming, datetime):
+            return self.idle_poll_s
+        wait = (upcoming - utcnow()).total_seconds()
+        return min(self.idle_poll_s, max(0.01, wait))
+
+    async def run_once(self) -> int:
+        """Deliver one batch of due rows; returns how many were handled."""
+        batch = await self._claim()
+        for row in batch:
+            if self._stopping:
+                break
+            await self._deliver_one(row)
+        return len(batch)
+
+    async def _claim(self) -> list[Notification]:
+        now = utcnow()
+        due = Notification.filter(
+            Q(claimed_until=None) | Q(claimed_until__lt=now),
+            status=NotificationStatus.PENDING,
+            next_attempt_at__lte=now,
+        )
+        return await claim(
+            due,
+            order=("next_attempt_at", "id"),
+            limit=self.batch_size,
+            lease={"claimed_until": now + timedelta(seconds=self.lease_s)},
+        )
+
+    async def _deliver_one(self, row: Notification) -> None:
+        updates = (NotificationKind.DECIDED, NotificationKind.UPDATED)
+        if row.kind in updates and await self._card_still_on_its_way(row):
+            return
+        try:
+            outcome = await self.deliver(row)
+        except DeliveryRefused as refused:
+            logger.warning("notification %s refused for good: %s", row.id, refused)
+            await self._finish(row, NotificationStatus.FAILED, error=str(refused))
+        except asyncio.CancelledError:
+            raise
+        except Exception as error:
+            attempts = row.attempts + 1
+            due = utcnow() + self.retry.delay(attempts)
+            logger.info(
+                "notification %s via %s failed (attempt %d), retrying at %s: %s",
+                row.id,
+                row.surface,
+                attempts,
+                due.isoformat(),
+                error,
+            )
+            await Notification.filter(id=row.id).update(
+                attempts=attempts,
+                next_attempt_at=due,
+                claimed_until=None,
+                last_error=f"{type(error).__name__}: {error}"[:2000],
+            )
+        else:
+            sent = outcome is Outcome.SENT
+            await self._finish(row, NotificationStatus.SENT if sent else NotificationStatus.SKIPPED)
+
+    async def _card_still_on_its_way(self, row: Notification) -> bool:
+        """An update must not overtake the card it updates: wait for the card's row."""
+        card_row = await Notification.filter(
+            kind=NotificationKind.WAITING,
+            interaction_id=row.interaction_id,
+            user_id=row.user_id,
+            surface=row.surface,
+            status=NotificationStatus.PENDING,
+        ).first()
+        if card_row is None:
+            return False
+        later = max(card_row.next_attempt_at, utcnow()) + timedelta(milliseconds=50)
+        await Notification.filter(id=row.id).update(next_attempt_at=later, claimed_until=None)
+        return True
+
+    async def _finish(self, row: Notification, status: NotificationStatus, error: str = "") -> None:
+        await Notification.filter(id=row.id).update(
+            status=status,
+            attempts=row.attempts + 1,
+            claimed_until=None,
+            sent_at=utcnow() if status is NotificationStatus.SENT else None,
+            last_error=error[:2000],
+        )
+
+
+__all__ = ["Deliverer", "DeliveryRefused", "OutboxWorker", "Outcome", "RetryPolicy"]

@@ -1,0 +1,342 @@
+"""The stored objects of spec §6.1.
+
+Two kinds of table live here:
+
+* **Entities** the hub owns outright: workspaces, users, memberships, agents, pairing codes,
+  API tokens. They hold secrets (only their hashes) that never go into the event log.
+* **Projections** of the event log: conversations, messages, tasks, interactions,
+  artifacts. They are written only by ``hub.core.work.projection`` while an event is appended,
+  and can be dropped and rebuilt from the log (``rebuild_projections``).
+
+Every row that belongs to a workspace carries ``workspace_id`` so that every query can be
+scoped by it.
+"""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from typing import Any
+
+from tortoise import fields
+from tortoise.models import Model
+
+
+class Role(StrEnum):
+    OWNER = "owner"
+    MEMBER = "member"
+    VIEWER = "viewer"
+
+
+class AgentStatus(StrEnum):
+    PENDING = "pending"  # paired, its owner has not confirmed its name yet
+    ONLINE = "online"
+    OFFLINE = "offline"
+    REVOKED = "revoked"
+
+
+class InteractionStatus(StrEnum):
+    PENDING = "pending"
+    RESOLVED = "resolved"
+    EXPIRED = "expired"
+    CANCELLED = "cancelled"
+
+
+class Workspace(Model):
+    id = fields.CharField(max_length=40, primary_key=True)
+    name = fields.CharField(max_length=200)
+    # Highest sequence handed out; bumped as the first statement of every append so that
+    # appends to one workspace serialise on this row (see hub.core.log.events).
+    last_sequence = fields.BigIntField(default=0, db_default=0)
+    # Fixed when the log is created; a client holding sequences of another epoch must resync.
+    epoch = fields.CharField(max_length=40)
+    created_at = fields.DatetimeField(auto_now_add=True)
+
+    class Meta:
+        table = "workspace"
+
+
+class User(Model):
+    id = fields.CharField(max_length=40, primary_key=True)
+    email = fields.CharField(max_length=320, unique=True)
+    display_name = fields.CharField(max_length=200)
+    password_hash = fields.CharField(max_length=200, null=True)
+    created_at = fields.DatetimeField(auto_now_add=True)
+
+    class Meta:
+        table = "user_account"
+
+
+class Membership(Model):
+    id = fields.CharField(max_length=40, primary_key=True)
+    workspace: fields.ForeignKeyRelation[Workspace] = fields.ForeignKeyField(
+        "models.Workspace", related_name="memberships", on_delete=fields.CASCADE
+    )
+    workspace_id: str
+    user: fields.ForeignKeyRelation[User] = fields.ForeignKeyField(
+        "models.User", related_name="memberships", on_delete=fields.CASCADE
+    )
+    user_id: str
+    role = fields.CharEnumField(Role, max_length=20, default=Role.OWNER)
+    created_at = fields.DatetimeField(auto_now_add=True)
+
+    class Meta:
+        table = "membership"
+        unique_together = (("workspace", "user"),)
+
+
+class Invitation(Model):
+    """An owner's offer to join a workspace with a role: one use, until ``expires_at``.
+
+    The token is derived from the hub's secret and the invitation's id (see
+    ``hub.core.people.invitations``) and stored only as a hash, so the table alone lets no one in.
+    ``email`` is set when the invitation was mailed: only that address may accept it.
+    """
+
+    id = fields.CharField(max_length=40, primary_key=True)
+    workspace: fields.ForeignKeyRelation[Workspace] = fields.ForeignKeyField(
+        "models.Workspace", related_name="invitations", on_delete=fields.CASCADE
+    )
+    workspace_id: str
+    role = fields.CharEnumField(Role, max_length=20, default=Role.MEMBER)
+    email = fields.CharField(max_length=320, null=True)
+    invited_by: fields.ForeignKeyNullableRelation[User] = fields.ForeignKeyField(
+        "models.User", related_name="invitations_sent", null=True, on_delete=fields.SET_NULL
+    )
+    invited_by_id: str | None
+    token_hash = fields.CharField(max_length=64, unique=True)
+    expires_at = fields.DatetimeField()
+    accepted_at = fields.DatetimeField(null=True)
+    accepted_by_id = fields.CharField(max_length=40, null=True)
+    revoked_at = fields.DatetimeField(null=True)
+    created_at = fields.DatetimeField(auto_now_add=True)
+
+    class Meta:
+        table = "invitation"
+
+
+class ApiToken(Model):
+    id = fields.CharField(max_length=40, primary_key=True)
+    user: fields.ForeignKeyRelation[User] = fields.ForeignKeyField(
+        "models.User", related_name="api_tokens", on_delete=fields.CASCADE
+    )
+    user_id: str
+    name = fields.CharField(max_length=200)
+    token_hash = fields.CharField(max_length=64, unique=True)
+    created_at = fields.DatetimeField(auto_now_add=True)
+    last_used_at = fields.DatetimeField(null=True)
+    revoked_at = fields.DatetimeField(null=True)
+
+    class Meta:
+        table = "api_token"
+
+
+class Agent(Model):
+    id = fields.CharField(max_length=40, primary_key=True)
+    workspace: fields.ForeignKeyRelation[Workspace] = fields.ForeignKeyField(
+        "models.Workspace", related_name="agents", on_delete=fields.CASCADE
+    )
+    workspace_id: str
+    name = fields.CharField(max_length=200)
+    runtime = fields.CharField(max_length=100, default="")
+    version = fields.CharField(max_length=100, default="")
+    capabilities: list[Any] = fields.JSONField(default=list)
+    status = fields.CharEnumField(AgentStatus, max_length=20, default=AgentStatus.PENDING)
+    credential_hash = fields.CharField(max_length=64, unique=True, null=True)
+    last_heartbeat_at = fields.DatetimeField(null=True)
+    created_at = fields.DatetimeField(auto_now_add=True)
+    confirmed_at = fields.DatetimeField(null=True)
+    revoked_at = fields.DatetimeField(null=True)
+
+    class Meta:
+        table = "agent"
+
+
+class PairingCode(Model):
+    id = fields.CharField(max_length=40, primary_key=True)
+    workspace: fields.ForeignKeyRelation[Workspace] = fields.ForeignKeyField(
+        "models.Workspace", related_name="pairing_codes", on_delete=fields.CASCADE
+    )
+    workspace_id: str
+    created_by: fields.ForeignKeyNullableRelation[User] = fields.ForeignKeyField(
+        "models.User", related_name="pairing_codes", null=True, on_delete=fields.SET_NULL
+    )
+    created_by_id: str | None
+    # Keyed hash (HMAC with the hub's secret): codes are short, so a plain hash of a leaked
+    # table could be reversed by trying every code.
+    code_hash = fields.CharField(max_length=64, unique=True)
+    expires_at = fields.DatetimeField()
+    used_at = fields.DatetimeField(null=True)
+    agent: fields.ForeignKeyNullableRelation[Agent] = fields.ForeignKeyField(
+        "models.Agent", related_name="pairing_codes", null=True, on_delete=fields.SET_NULL
+    )
+    agent_id: str | None
+    created_at = fields.DatetimeField(auto_now_add=True)
+
+    class Meta:
+        table = "pairing_code"
+
+
+class Event(Model):
+    """One fact in a workspace's append-only log. Never updated, never deleted."""
+
+    pk_id = fields.BigIntField(primary_key=True)
+    workspace: fields.ForeignKeyRelation[Workspace] = fields.ForeignKeyField(
+        "models.Workspace", related_name="events", on_delete=fields.CASCADE
+    )
+    workspace_id: str
+    sequence = fields.BigIntField()
+    # The envelope id: the idempotency key of the write that produced this event.
+    id = fields.CharField(max_length=100)
+    type = fields.CharField(max_length=100)
+    actor = fields.CharField(max_length=100)  # "user:usr_…", "agent:agt_…", "system"
+    conversation_id = fields.CharField(max_length=40, null=True)
+    task_id = fields.CharField(max_length=40, null=True)
+    correlation_id = fields.CharField(max_length=100, null=True)
+    # The agent this event must reach (downlink); replay to an agent reads by this column.
+    recipient_agent_id = fields.CharField(max_length=40, null=True)
+    payload: dict[str, Any] = fields.JSONField(default=dict)
+    occurred_at = fields.DatetimeField()  # as the sender claims it
+    recorded_at = fields.DatetimeField()  # the hub's clock; projections use this one
+
+    class Meta:
+        table = "event"
+        unique_together = (("workspace", "sequence"), ("workspace", "id"))
+        indexes = (("workspace_id", "recipient_agent_id", "sequence"),)
+
+
+# --- projections of the event log ------------------------------------------------------
+
+
+class Conversation(Model):
+    id = fields.CharField(max_length=40, primary_key=True)
+    workspace: fields.ForeignKeyRelation[Workspace] = fields.ForeignKeyField(
+        "models.Workspace", related_name="conversations", on_delete=fields.CASCADE
+    )
+    workspace_id: str
+    title = fields.CharField(max_length=500)
+    agent_ids: list[str] = fields.JSONField(default=list)
+    created_by = fields.CharField(max_length=100)
+    created_at = fields.DatetimeField()
+    updated_at = fields.DatetimeField()
+
+    class Meta:
+        table = "conversation"
+
+
+class Message(Model):
+    id = fields.CharField(max_length=40, primary_key=True)
+    workspace: fields.ForeignKeyRelation[Workspace] = fields.ForeignKeyField(
+        "models.Workspace", related_name="messages", on_delete=fields.CASCADE
+    )
+    workspace_id: str
+    conversation: fields.ForeignKeyRelation[Conversation] = fields.ForeignKeyField(
+        "models.Conversation", related_name="messages", on_delete=fields.CASCADE
+    )
+    conversation_id: str
+    author = fields.CharField(max_length=100)  # "user:…", "agent:…", "system"
+    content = fields.TextField()
+    attachments: list[Any] = fields.JSONField(default=list)
+    target_agent_id = fields.CharField(max_length=40, null=True)
+    task_id = fields.CharField(max_length=40, null=True)
+    created_at = fields.DatetimeField()
+
+    class Meta:
+        table = "message"
+
+
+class Task(Model):
+    id = fields.CharField(max_length=40, primary_key=True)
+    workspace: fields.ForeignKeyRelation[Workspace] = fields.ForeignKeyField(
+        "models.Workspace", related_name="tasks", on_delete=fields.CASCADE
+    )
+    workspace_id: str
+    conversation: fields.ForeignKeyNullableRelation[Conversation] = fields.ForeignKeyField(
+        "models.Conversation", related_name="tasks", null=True, on_delete=fields.SET_NULL
+    )
+    conversation_id: str | None
+    parent: fields.ForeignKeyNullableRelation[Task] = fields.ForeignKeyField(
+        "models.Task", related_name="children", null=True, on_delete=fields.CASCADE
+    )
+    parent_id: str | None
+    title = fields.CharField(max_length=500)
+    description = fields.TextField(default="")
+    status = fields.CharField(max_length=30)
+    progress = fields.IntField(null=True)
+    summary = fields.TextField(default="")
+    error = fields.TextField(default="")
+    target_agent_id = fields.CharField(max_length=40, null=True)
+    created_by = fields.CharField(max_length=100)
+    cancel_requested_at = fields.DatetimeField(null=True)
+    cancel_reason = fields.TextField(default="")
+    created_at = fields.DatetimeField()
+    updated_at = fields.DatetimeField()
+
+    class Meta:
+        table = "task"
+        # The task lists and the inbox filter a workspace's tasks by status.
+        indexes = (("workspace_id", "status"),)
+
+
+class Interaction(Model):
+    id = fields.CharField(max_length=40, primary_key=True)
+    workspace: fields.ForeignKeyRelation[Workspace] = fields.ForeignKeyField(
+        "models.Workspace", related_name="interactions", on_delete=fields.CASCADE
+    )
+    workspace_id: str
+    task: fields.ForeignKeyNullableRelation[Task] = fields.ForeignKeyField(
+        "models.Task", related_name="interactions", null=True, on_delete=fields.CASCADE
+    )
+    task_id: str | None
+    conversation_id = fields.CharField(max_length=40, null=True)
+    agent_id = fields.CharField(max_length=40, null=True)
+    type = fields.CharField(max_length=20)
+    status = fields.CharEnumField(
+        InteractionStatus, max_length=20, default=InteractionStatus.PENDING
+    )
+    # The card as the agent asked for it: title, description, risk, options, details, ...
+    payload: dict[str, Any] = fields.JSONField(default=dict)
+    response: dict[str, Any] | None = fields.JSONField(null=True)
+    responded_by = fields.CharField(max_length=100, null=True)
+    responded_via = fields.CharField(max_length=40, null=True)
+    responded_at = fields.DatetimeField(null=True)
+    expires_at = fields.DatetimeField(null=True)
+    created_at = fields.DatetimeField()
+    # The approval policy that applies (the agent's or a workspace rule's), approvers as
+    # user ids; None: the first answer of anyone allowed decides (see hub.core.approvals.policies).
+    policy: dict[str, Any] | None = fields.JSONField(null=True)
+    # Quorum votes so far, oldest first (null on cards asked before policies existed).
+    votes: list[Any] | None = fields.JSONField(null=True)
+    reminded_at = fields.DatetimeField(null=True)
+    escalated_at = fields.DatetimeField(null=True)
+    # When the policy clock must next look at this card (reminder, escalation, expiry).
+    policy_due_at = fields.DatetimeField(null=True)
+
+    class Meta:
+        table = "interaction"
+        # "Waiting for me" reads a workspace's pending cards; the policy clock reads due ones.
+        indexes = (("workspace_id", "status"), ("status", "policy_due_at"))
+
+
+class Artifact(Model):
+    id = fields.CharField(max_length=40, primary_key=True)
+    workspace: fields.ForeignKeyRelation[Workspace] = fields.ForeignKeyField(
+        "models.Workspace", related_name="artifacts", on_delete=fields.CASCADE
+    )
+    workspace_id: str
+    task: fields.ForeignKeyNullableRelation[Task] = fields.ForeignKeyField(
+        "models.Task", related_name="artifacts", null=True, on_delete=fields.CASCADE
+    )
+    task_id: str | None
+    name = fields.CharField(max_length=500)
+    url = fields.TextField()
+    mime_type = fields.CharField(max_length=200, null=True)
+    summary = fields.TextField(default="")
+    created_by = fields.CharField(max_length=100)
+    created_at = fields.DatetimeField()
+
+    class Meta:
+        table = "artifact"
+
+
+PROJECTION_MODELS: tuple[type[Model], ...] = (Artifact, Interaction, Message, Task, Conversation)
+"""Tables derived from the log, in an order that is safe to delete."""

@@ -1,0 +1,91 @@
+"""The work people and agents share: tasks, conversations, interaction cards and their answers
+(one by one or in a batch), the inbox, the wire views, and the projection of every event.
+"""
+
+from __future__ import annotations
+
+from hub.core.work.batch_answers import (
+    APPROVE,
+    MAX_BATCH_ITEMS,
+    REJECT,
+    BatchItem,
+    Outcome,
+    answer_for,
+    batchable,
+    batchable_cards,
+    respond_to_batch,
+)
+from hub.core.work.conversations import (
+    MAX_AGENTS_PER_CONVERSATION,
+    MAX_CONTENT_LENGTH,
+    MAX_TITLE_LENGTH,
+    create_conversation,
+    get_conversation,
+    list_conversations,
+    list_messages,
+    post_message,
+)
+from hub.core.work.inbox import DEFAULT_LIMIT
+from hub.core.work.interactions import (
+    display_names,
+    get_interaction,
+    interaction_detail,
+    list_interactions,
+    respond_to_interaction,
+    responder_names,
+)
+from hub.core.work.tasks import (
+    MAX_DESCRIPTION_LENGTH,
+    MAX_REASON_LENGTH,
+    create_task,
+    get_task,
+    list_tasks,
+    request_cancel,
+    statuses_for,
+    task_detail,
+)
+from hub.core.work.views import (
+    conversation_view,
+    effective_interaction_status,
+    message_view,
+    task_view,
+)
+
+__all__ = [
+    "APPROVE",
+    "DEFAULT_LIMIT",
+    "MAX_AGENTS_PER_CONVERSATION",
+    "MAX_BATCH_ITEMS",
+    "MAX_CONTENT_LENGTH",
+    "MAX_DESCRIPTION_LENGTH",
+    "MAX_REASON_LENGTH",
+    "MAX_TITLE_LENGTH",
+    "REJECT",
+    "BatchItem",
+    "Outcome",
+    "answer_for",
+    "batchable",
+    "batchable_cards",
+    "conversation_view",
+    "create_conversation",
+    "create_task",
+    "display_names",
+    "effective_interaction_status",
+    "get_conversation",
+    "get_interaction",
+    "get_task",
+    "interaction_detail",
+    "list_conversations",
+    "list_interactions",
+    "list_messages",
+    "list_tasks",
+    "message_view",
+    "post_message",
+    "request_cancel",
+    "respond_to_batch",
+    "respond_to_interaction",
+    "responder_names",
+    "statuses_for",
+    "task_detail",
+    "task_view",
+]

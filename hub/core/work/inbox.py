@@ -1,0 +1,155 @@
+"""The inbox (spec §6): what needs the person now, what went wrong, what finished lately.
+
+Three sections, each with a count for the badges:
+
+* **waiting for me** — cards (interactions) still open, the oldest first: first asked, first
+  answered, and an agent blocked longest is the one most worth unblocking;
+* **needs attention** — tasks that failed lately, and running tasks whose agent lost its
+  connection (spec §7.4: shown, not failed, until the grace period ends);
+* **recently done** — top-level tasks that succeeded or were cancelled lately.
+
+"Lately" is a window (a week by default) so the sections stay a to-do list, not a history;
+the task list holds the history.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+from typing import Any
+
+from tortoise.expressions import Q
+
+from hub.core.store.models import Agent, AgentStatus, Interaction, InteractionStatus, Task
+from hub.core.task_states import TaskStatus
+from hub.core.work.views import interaction_view, task_view
+from hub.protocol.clock import iso, utcnow
+
+RECENT_WINDOW = timedelta(days=7)
+DEFAULT_LIMIT = 50
+
+
+async def inbox(
+    workspace_id: str,
+    *,
+    limit: int = DEFAULT_LIMIT,
+    window: timedelta = RECENT_WINDOW,
+    now: datetime | None = None,
+) -> dict[str, Any]:
+    now = now or utcnow()
+    since = now - window
+
+    open_cards = Interaction.filter(
+        Q(expires_at=None) | Q(expires_at__gt=now),
+        workspace_id=workspace_id,
+        status=InteractionStatus.PENDING,
+    )
+    failed = Task.filter(
+        workspace_id=workspace_id, status=TaskStatus.FAILED.value, updated_at__gte=since
+    )
+    offline_ids = await Agent.filter(
+        workspace_id=workspace_id, status=AgentStatus.OFFLINE
+    ).values_list("id", flat=True)
+    connection_lost = Task.filter(
+        workspace_id=workspace_id,
+        status=TaskStatus.RUNNING.value,
+        target_agent_id__in=[str(i) for i in offline_ids],
+    )
+    done = Task.filter(
+        workspace_id=workspace_id,
+        parent_id=None,
+        status__in=[TaskStatus.SUCCEEDED.value, TaskStatus.CANCELLED.value],
+        updated_at__gte=since,
+    )
+
+    cards = await open_cards.order_by("created_at", "id").limit(limit)
+    attention = [
+        *await failed.order_by("-updated_at", "-id").limit(limit),
+        *(await connection_lost.order_by("-updated_at", "-id").limit(limit) if offline_ids else []),
+    ]
+    attention.sort(key=lambda t: (t.updated_at, t.id), reverse=True)
+    finished = await done.order_by("-updated_at", "-id").limit(limit)
+
+    related = await _tasks_by_id(workspace_id, [c.task_id for c in cards if c.task_id])
+    agents = await _agents_by_id(
+        workspace_id,
+        [
+            *(c.agent_id for c in cards),
+            *(t.target_agent_id for t in [*attention, *finished]),
+        ],
+    )
+    failed_count = await failed.count()
+    lost_count = await connection_lost.count() if offline_ids else 0
+    return {
+        "counts": {
+            "waitingForMe": await open_cards.count(),
+            "needsAttention": failed_count + lost_count,
+            "recentlyDone": await done.count(),
+        },
+        "waitingForMe": [
+            {
+                "kind": "interaction",
+                "reason": "waiting_for_you",
+                "at": iso(card.created_at),
+                "interaction": interaction_view(card),
+                "task": _brief_task(related.get(card.task_id or "")),
+                "agent": _brief_agent(agents.get(card.agent_id or "")),
+            }
+            for card in cards
+        ],
+        "needsAttention": [
+            {
+                "kind": "task",
+                "reason": "failed" if task.status == TaskStatus.FAILED else "agent_offline",
+                "at": iso(task.updated_at),
+                "task": task_view(task),
+                "agent": _brief_agent(agents.get(task.target_agent_id or "")),
+            }
+            for task in attention[:limit]
+        ],
+        "recentlyDone": [
+            {
+                "kind": "task",
+                "reason": task.status,
+                "at": iso(task.updated_at),
+                "task": task_view(task),
+                "agent": _brief_agent(agents.get(task.target_agent_id or "")),
+            }
+            for task in finished
+        ],
+    }
+
+
+async def _tasks_by_id(workspace_id: str, ids: list[str]) -> dict[str, Task]:
+    if not ids:
+        return {}
+    return {t.id: t for t in await Task.filter(workspace_id=workspace_id, id__in=ids)}
+
+
+async def _agents_by_id(workspace_id: str, ids: list[str | None]) -> dict[str, Agent]:
+    wanted = sorted({i for i in ids if i})
+    if not wanted:
+        return {}
+    return {a.id: a for a in await Agent.filter(workspace_id=workspace_id, id__in=wanted)}
+
+
+def _brief_task(task: Task | None) -> dict[str, Any] | None:
+    if task is None:
+        return None
+    return {
+        "id": task.id,
+        "title": task.title,
+        "status": task.status,
+        "progress": task.progress,
+        "conversationId": task.conversation_id,
+    }
+
+
+def _brief_agent(agent: Agent | None) -> dict[str, Any] | None:
+    if agent is None:
+        return None
+    return {
+        "id": agent.id,
+        "name": agent.name,
+        "status": AgentStatus(agent.status).value,
+        "lastHeartbeatAt": iso(agent.last_heartbeat_at),
+    }

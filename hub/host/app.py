@@ -1,0 +1,94 @@
+"""The Quart application factory: where the host and every surface meet.
+
+``create_app`` loads settings, attaches the host's own parts (error body, headers, request
+guards, who is calling, health), then the people's surface (``hub.web``) and the plugins,
+each through its ``init_app``; it opens the database in ``before_serving``: migrations
+first, then the ORM. Shutdown stops the background work before the database closes, so no
+loop queries a closing pool.
+
+This is the one module of the host that knows the surfaces; plugins and channels reach the
+host through its other modules (``hub.host.settings``, ``hub.host.lifecycle``, ...).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import AsyncIterator
+from typing import Any
+
+from quart import Quart
+
+from hub import log_redaction, plugins, web
+from hub.config import Settings, load_settings
+from hub.core.approvals.policy_clock import PolicyClock
+from hub.core.log.bus import DEFAULT_BUS
+from hub.core.log.relay import PostgresRelay
+from hub.core.log.watch import LOG_WATCH_PERIOD_S, LogWatch
+from hub.core.store.database import close_database, open_database
+from hub.host import errors, headers, health, identity, path_ids, text_input
+from hub.host.settings import SETTINGS_KEY
+
+logger = logging.getLogger(__name__)
+
+
+def create_app(settings: Settings | None = None, **overrides: Any) -> Quart:
+    settings = settings or load_settings(**overrides)
+    # Rooted in the web surface's package: its templates and static files are the app's own.
+    app = Quart(web.__name__)
+    app.config[SETTINGS_KEY] = settings
+    app.config["SECRET_KEY"] = settings.secret_key
+    log_redaction.install(
+        [
+            settings.secret_key,
+            settings.telegram_bot_token,
+            settings.telegram_webhook_secret,
+            *log_redaction.secrets_in_url(settings.smtp_url),
+        ]
+    )
+    DEFAULT_BUS.queue_size = settings.subscriber_queue_size
+
+    errors.init_app(app)
+    headers.init_app(app)
+    path_ids.init_app(app)
+    text_input.init_app(app)
+    identity.init_app(app, public_url=settings.resolved_public_url)
+    health.init_app(app)
+    web.init_app(app)
+    plugins.load_plugins(app)
+
+    @app.before_serving
+    async def _open_database() -> None:
+        await open_database(settings.resolved_database_url)
+        logger.debug("database open (%s)", "postgres" if settings.is_postgres else "sqlite")
+
+    if settings.is_postgres:
+
+        @app.while_serving
+        async def _relay_between_processes() -> AsyncIterator[None]:
+            relaying = asyncio.create_task(PostgresRelay(settings.resolved_database_url).run())
+            yield
+            relaying.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await relaying
+
+    @app.while_serving
+    async def _watch_the_log() -> AsyncIterator[None]:
+        watch = LogWatch(min(settings.heartbeat_interval_s / 2, LOG_WATCH_PERIOD_S))
+        watch.start()
+        yield
+        await watch.stop()
+
+    @app.while_serving
+    async def _run_policy_clock() -> AsyncIterator[None]:
+        clock = PolicyClock()
+        clock.start()
+        yield
+        await clock.stop()
+
+    @app.after_serving
+    async def _close_database() -> None:
+        await close_database()
+
+    return app

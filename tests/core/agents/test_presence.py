@@ -1,0 +1,205 @@
+"""Presence: heartbeats, offline after two missed, running tasks failed after the grace period.
+
+The sweeper is driven with an explicit ``now`` so that no test waits for the clock, except
+the one that proves the background loop runs at all.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from datetime import timedelta
+
+import pytest
+
+from hub.core.agents.presence import PresenceSweeper, connection_lost, record_heartbeat
+from hub.core.agents.registry import agent_view, confirm_agent, revoke_agent
+from hub.core.errors import Conflict, Unauthorized
+from hub.core.ids import new_id
+from hub.core.log.events import append_event, events_after
+from hub.core.store.models import Agent, AgentStatus, Task, Workspace
+from hub.core.task_states import TaskStatus
+from hub.protocol.clock import utcnow
+from hub.testing import eventually
+from tests.core.agent_setup import paired_agent
+
+INTERVAL = 25.0
+GRACE = 900.0
+
+
+def sweeper() -> PresenceSweeper:
+    return PresenceSweeper(heartbeat_interval_s=INTERVAL, grace_period_s=GRACE)
+
+
+async def online_agent(workspace: Workspace, name: str = "builder") -> Agent:
+    agent, _ = await paired_agent(workspace, name)
+    await confirm_agent(workspace.id, agent.id, name, by="user:usr_owner")
+    assert await record_heartbeat(agent)
+    return await Agent.get(id=agent.id)
+
+
+async def task_for(agent: Agent, status: TaskStatus) -> str:
+    task_id = new_id("task")
+    ws, by_agent = agent.workspace_id, f"agent:{agent.id}"
+    await append_event(
+        ws,
+        "task.created",
+        {"taskId": task_id, "title": f"a {status} task", "targetAgentId": agent.id},
+        actor="user:usr_owner",
+    )
+    if status != TaskStatus.QUEUED:
+        await append_event(ws, "task.accepted", {"taskId": task_id}, actor=by_agent)
+    if status == TaskStatus.WAITING_FOR_HUMAN:
+        await append_event(
+            ws,
+            "interaction.requested",
+            {"interaction": {"id": new_id("interaction"), "type": "approval", "title": "Go?"}},
+            actor=by_agent,
+            task_id=task_id,
+        )
+    return task_id
+
+
+async def types_of(workspace: Workspace) -> list[str]:
+    return [e.type for e in await events_after(workspace.id, 0)]
+
+
+async def test_the_first_heartbeat_brings_an_agent_online_once(workspace: Workspace) -> None:
+    agent, _ = await paired_agent(workspace)
+    assert await record_heartbeat(agent) is True
+    first = await Agent.get(id=agent.id)
+    assert first.status == AgentStatus.ONLINE and first.last_heartbeat_at is not None
+    assert agent_view(first)["connected"] is True
+    assert await record_heartbeat(agent) is False
+    second = await Agent.get(id=agent.id)
+    assert (
+        second.last_heartbeat_at is not None and second.last_heartbeat_at >= first.last_heartbeat_at
+    )
+    # Heartbeats are not logged; only the change to online is.
+    assert await types_of(workspace) == ["agent.paired", "agent.online"]
+
+
+async def test_two_missed_heartbeats_mark_the_agent_offline_and_keep_its_tasks(
+    workspace: Workspace,
+) -> None:
+    agent = await online_agent(workspace)
+    running = await task_for(agent, TaskStatus.RUNNING)
+    last = agent.last_heartbeat_at
+    assert last is not None
+    early = await sweeper().sweep(now=last + timedelta(seconds=2 * INTERVAL - 1))
+    assert early.offline == []
+    report = await sweeper().sweep(now=last + timedelta(seconds=2 * INTERVAL + 1))
+    assert report.offline == [agent.id] and report.failed == []
+    offline = await Agent.get(id=agent.id)
+    assert offline.status == AgentStatus.OFFLINE
+    lost = connection_lost(offline)
+    assert lost is not None and lost["message"] == "Agent connection lost"
+    assert lost["lastHeartbeatAt"] == agent_view(offline)["lastHeartbeatAt"]
+    assert agent_view(offline)["status"] == "offline"
+    assert (await Task.get(id=running)).status == TaskStatus.RUNNING
+    event = (await events_after(workspace.id, 0))[-1]
+    assert event.type == "agent.offline" and event.actor == "system"
+    assert event.payload["lastHeartbeatAt"] == lost["lastHeartbeatAt"]
+
+
+async def test_a_heartbeat_after_going_offline_brings_the_agent_back(
+    workspace: Workspace,
+) -> None:
+    agent = await online_agent(workspace)
+    assert agent.last_heartbeat_at is not None
+    await sweeper().sweep(now=agent.last_heartbeat_at + timedelta(seconds=3 * INTERVAL))
+    assert await record_heartbeat(agent) is True
+    back = await Agent.get(id=agent.id)
+    assert back.status == AgentStatus.ONLINE and connection_lost(back) is None
+    assert (await types_of(workspace))[-2:] == ["agent.offline", "agent.online"]
+
+
+async def test_an_agent_that_came_back_is_not_marked_offline(workspace: Workspace) -> None:
+    agent = await online_agent(workspace)
+    stale = agent.last_heartbeat_at
+    assert stale is not None
+    await record_heartbeat(agent)  # lands after the sweeper read `stale`
+    with pytest.raises(Conflict) as refused:
+        await append_event(
+            workspace.id,
+            "agent.offline",
+            {"agentId": agent.id, "lastHeartbeatAt": stale.isoformat()},
+            actor="system",
+        )
+    assert refused.value.code == "agent_came_back"
+    assert (await Agent.get(id=agent.id)).status == AgentStatus.ONLINE
+
+
+async def test_after_the_grace_period_running_tasks_fail_as_unreachable(
+    make_user,  # type: ignore[no-untyped-def]
+) -> None:
+    _, workspace = await make_user()
+    agent = await online_agent(workspace, "gone")
+    bystander = await online_agent(workspace, "still here")
+    running = await task_for(agent, TaskStatus.RUNNING)
+    waiting = await task_for(agent, TaskStatus.WAITING_FOR_HUMAN)
+    queued = await task_for(agent, TaskStatus.QUEUED)
+    other = await task_for(bystander, TaskStatus.RUNNING)
+    await record_heartbeat(bystander)
+    last = agent.last_heartbeat_at
+    assert last is not None
+    await sweeper().sweep(now=last + timedelta(seconds=3 * INTERVAL))
+    assert (await Agent.get(id=agent.id)).status == AgentStatus.OFFLINE
+    early = await sweeper().sweep(now=last + timedelta(seconds=GRACE - 1))
+    assert early.failed == []
+    # The bystander is judged by its own (later) heartbeats, so only `agent` is unreachable.
+    await record_heartbeat(bystander)
+    report = await PresenceSweeper(heartbeat_interval_s=10 * GRACE, grace_period_s=GRACE).sweep(
+        now=last + timedelta(seconds=GRACE + 1)
+    )
+    assert report.failed == [running]
+    failed = await Task.get(id=running)
+    assert failed.status == TaskStatus.FAILED and failed.error == "agent_unreachable"
+    # The state machine has no waiting → failed; the answer still reaches the agent later.
+    assert (await Task.get(id=waiting)).status == TaskStatus.WAITING_FOR_HUMAN
+    assert (await Task.get(id=queued)).status == TaskStatus.QUEUED
+    assert (await Task.get(id=other)).status == TaskStatus.RUNNING
+    event = (await events_after(workspace.id, 0))[-1]
+    assert (event.type, event.actor, event.task_id) == ("task.status_changed", "system", running)
+    assert event.payload["error"] == "agent_unreachable"
+
+
+async def test_two_sweepers_at_once_do_the_work_once(workspace: Workspace) -> None:
+    agent = await online_agent(workspace)
+    await task_for(agent, TaskStatus.RUNNING)
+    assert agent.last_heartbeat_at is not None
+    late = agent.last_heartbeat_at + timedelta(seconds=GRACE + 3 * INTERVAL)
+    await asyncio.gather(sweeper().sweep(now=late), sweeper().sweep(now=late))
+    await asyncio.gather(sweeper().sweep(now=late), sweeper().sweep(now=late))
+    types = await types_of(workspace)
+    assert types.count("agent.offline") == 1
+    assert types.count("task.status_changed") == 1
+
+
+async def test_a_revoked_agents_running_tasks_fail_after_the_grace_period(
+    workspace: Workspace,
+) -> None:
+    agent = await online_agent(workspace)
+    running = await task_for(agent, TaskStatus.RUNNING)
+    await revoke_agent(workspace.id, agent.id, by="user:usr_owner")
+    with pytest.raises(Unauthorized) as revoked:
+        await record_heartbeat(agent)
+    assert revoked.value.code == "credential_revoked"
+    assert agent.last_heartbeat_at is not None
+    await sweeper().sweep(now=agent.last_heartbeat_at + timedelta(seconds=GRACE + 1))
+    assert (await Task.get(id=running)).status == TaskStatus.FAILED
+
+
+async def test_the_background_sweeper_runs_until_stopped(workspace: Workspace) -> None:
+    agent = await online_agent(workspace)
+    await Agent.filter(id=agent.id).update(last_heartbeat_at=utcnow() - timedelta(seconds=60))
+    background = PresenceSweeper(heartbeat_interval_s=0.2, grace_period_s=GRACE)
+    background.start()
+    try:
+
+        async def offline() -> bool:
+            return (await Agent.get(id=agent.id)).status == AgentStatus.OFFLINE
+
+        await eventually(offline, within=10)
+    finally:
+        await background.stop()
+    assert not background.running

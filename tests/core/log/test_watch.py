@@ -1,0 +1,63 @@
+"""The log watch: events the bus never carried send live readers back to the log."""
+
+from __future__ import annotations
+
+import asyncio
+
+from hub.core.log.bus import EventBus
+from hub.core.log.events import append_event
+from hub.core.log.feed import WorkspaceFeed
+from hub.core.log.watch import LogWatch
+from hub.core.store.models import Workspace
+from hub.testing import eventually
+
+
+async def note(workspace: Workspace, bus: EventBus) -> int:
+    return (await append_event(workspace.id, "note.added", {}, actor="system", bus=bus)).sequence
+
+
+async def test_an_event_written_elsewhere_reaches_a_quiet_reader(workspace: Workspace) -> None:
+    bus, elsewhere = EventBus(), EventBus()
+    watch = LogWatch(period_s=3600, bus=bus)  # looked at by hand below
+    async with WorkspaceFeed(workspace.id, 0, bus=bus) as feed:
+        events = aiter(feed)
+        await note(workspace, bus)
+        assert (await asyncio.wait_for(anext(events), 10)).sequence == 1
+        await watch.look()  # the log's end: 1, carried
+        # Written by another process that notified nobody: no later event will wake the feed.
+        missed = await note(workspace, elsewhere)
+        await watch.look()  # the log's end is 2; give the bus a period to carry it
+        next_event = asyncio.ensure_future(anext(events))
+        await asyncio.sleep(0.05)
+        assert not next_event.done()
+        await watch.look()  # a period later, still not carried: the reader reads the log
+        assert (await asyncio.wait_for(next_event, 10)).sequence == missed
+        assert watch.catch_ups == 1
+        assert feed.resyncs == 1
+
+
+async def test_events_the_bus_carried_send_nobody_back(workspace: Workspace) -> None:
+    bus = EventBus()
+    watch = LogWatch(period_s=3600, bus=bus)
+    with bus.subscribe(workspace.id) as subscription:
+        await watch.look()
+        for _ in range(3):
+            await note(workspace, bus)
+            await watch.look()
+        await watch.look()
+        assert watch.catch_ups == 0
+        assert [subscription.get_nowait().sequence for _ in range(3)] == [1, 2, 3]
+        assert subscription.get_nowait() is None
+
+
+async def test_the_watch_runs_until_stopped(workspace: Workspace) -> None:
+    bus, elsewhere = EventBus(), EventBus()
+    watch = LogWatch(period_s=0.05, bus=bus)
+    with bus.subscribe(workspace.id) as subscription:
+        watch.start()
+        try:
+            await note(workspace, elsewhere)
+            await eventually(lambda: watch.catch_ups, within=10)
+        finally:
+            await watch.stop()
+        assert subscription.dropped
