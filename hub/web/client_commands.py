@@ -26,13 +26,13 @@ from typing import Any
 from pydantic import BaseModel, Field, ValidationError
 
 from hub.core.errors import Forbidden, HubError, InvalidInput, PayloadTooLarge
-from hub.core.log.events import PROTOCOL_VERSION
 from hub.core.log.idempotency import envelope_id_for
 from hub.core.store.models import Event, Membership, Role
 from hub.core.store.storage_faults import refused_value, storage_fault
 from hub.core.text import refuse_nul_in_json
-from hub.core.work.conversations import MAX_CONTENT_LENGTH, MAX_TITLE_LENGTH, post_message
+from hub.core.work.conversations import MAX_TITLE_LENGTH
 from hub.core.work.interactions import interaction_detail, respond_to_interaction
+from hub.core.work.messages import MAX_CONTENT_LENGTH, post_message
 from hub.core.work.tasks import (
     MAX_DESCRIPTION_LENGTH,
     MAX_REASON_LENGTH,
@@ -42,7 +42,7 @@ from hub.core.work.tasks import (
 from hub.core.work.views import task_view
 from hub.host.identity import Caller
 from hub.protocol.interactions import MAX_COMMENT_LENGTH, OptionId
-from hub.protocol.lap import MAX_FRAME_BYTES, Envelope
+from hub.protocol.lap import MAX_FRAME_BYTES, PROTOCOL_VERSION, Envelope
 from hub.web.api.base import ApiModel
 
 logger = logging.getLogger(__name__)

@@ -25,7 +25,8 @@ from typing import Any
 from pydantic import ValidationError
 
 from hub.core.log.bus import EventBus, SubscriberDropped, Subscription
-from hub.core.log.events import events_after, to_envelope
+from hub.core.log.envelopes import to_envelope
+from hub.core.log.events import events_after
 from hub.core.store.models import Agent, AgentStatus, Event
 from hub.protocol.lap import DOWNLINK_PAYLOADS, DOWNLINK_TYPE_OF_EVENT
 

@@ -12,10 +12,10 @@ from hub.core.log.bus import (
     SubscriberDropped,
     Subscription,
 )
+from hub.core.log.envelopes import to_envelope, to_published
 from hub.core.log.events import (
     LOG_WRITES,
     MAX_SEQUENCE,
-    PROTOCOL_VERSION,
     AppendResult,
     append_event,
     events_after,
@@ -23,8 +23,6 @@ from hub.core.log.events import (
     queue_append,
     rebuild_projections,
     start_new_epochs,
-    to_envelope,
-    to_published,
     use_projection,
 )
 from hub.core.log.feed import WorkspaceFeed
@@ -41,7 +39,6 @@ __all__ = [
     "LOG_WRITES",
     "MAX_KEY_LENGTH",
     "MAX_SEQUENCE",
-    "PROTOCOL_VERSION",
     "AppendResult",
     "BusClosing",
     "Connection",

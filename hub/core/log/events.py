@@ -41,16 +41,16 @@ from tortoise.transactions import in_transaction
 from hub.core.errors import InvalidInput, NotFound
 from hub.core.ids import new_id
 from hub.core.log import bulk_inserts, relay
-from hub.core.log.bus import DEFAULT_BUS, EventBus, PublishedEvent
+from hub.core.log.bus import DEFAULT_BUS, EventBus
+from hub.core.log.envelopes import to_published
 from hub.core.log.fresh_rows import fresh
 from hub.core.log.group_commit import GroupCommit, Request
 from hub.core.store.models import Event, Workspace
 from hub.core.store.storage_faults import storage_fault
-from hub.protocol.clock import utcnow, wire_time
+from hub.protocol.clock import utcnow
 
 logger = logging.getLogger(__name__)
 
-PROTOCOL_VERSION = "0.1"
 MAX_ENVELOPE_ID_LENGTH = 100
 # Sequences are 64-bit signed integers in both databases: a cursor past this cannot be
 # stored or compared, so it is refused as input instead of failing in the driver.
@@ -406,43 +406,6 @@ async def last_sequence(workspace_id: str) -> int:
     return int(value)  # type: ignore[call-overload,no-any-return]
 
 
-def to_envelope(event: Event) -> dict[str, Any]:
-    """The LAP/0.1 envelope (spec §10) of a stored event."""
-    envelope: dict[str, Any] = {
-        "id": event.id,
-        "type": event.type,
-        "version": PROTOCOL_VERSION,
-        "occurredAt": wire_time(event.occurred_at),
-        "recordedAt": wire_time(event.recorded_at),
-        "workspaceId": event.workspace_id,
-        "sequence": int(event.sequence),
-        "actor": event.actor,
-        "payload": event.payload,
-    }
-    for key, value in (
-        ("conversationId", event.conversation_id),
-        ("taskId", event.task_id),
-        ("correlationId", event.correlation_id),
-    ):
-        if value is not None:
-            envelope[key] = value
-    return envelope
-
-
-def to_published(event: Event) -> PublishedEvent:
-    addressee = event.recipient_agent_id
-    if event.type == "agent.revoked":  # the revoked agent's socket must hear of it
-        addressee = event.payload.get("agentId")
-    return PublishedEvent(
-        workspace_id=event.workspace_id,
-        sequence=int(event.sequence),
-        type=event.type,
-        recipient_agent_id=event.recipient_agent_id,
-        envelope=to_envelope(event),
-        addressee=addressee,
-    )
-
-
 async def start_new_epochs() -> int:
     """Give every workspace's log a new epoch; returns how many.
 
@@ -495,7 +458,5 @@ __all__ = [
     "last_sequence",
     "queue_append",
     "rebuild_projections",
-    "to_envelope",
-    "to_published",
     "use_projection",
 ]

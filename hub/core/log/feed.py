@@ -23,7 +23,8 @@ from collections.abc import AsyncIterator
 from types import TracebackType
 
 from hub.core.log.bus import DEFAULT_BUS, EventBus, PublishedEvent, SubscriberDropped, Subscription
-from hub.core.log.events import events_after, to_published
+from hub.core.log.envelopes import to_published
+from hub.core.log.events import events_after
 
 logger = logging.getLogger(__name__)
 

@@ -33,6 +33,8 @@ from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
 from hub.core.log.bus import DEFAULT_BUS, EventBus, PublishedEvent
+from hub.core.log.envelopes import to_published
+from hub.core.store.models import Event
 
 logger = logging.getLogger(__name__)
 
@@ -90,9 +92,6 @@ class PostgresRelay:
         self._incoming.put_nowait(payload)
 
     async def _publish_incoming(self) -> None:
-        from hub.core.log.events import to_published
-        from hub.core.store.models import Event
-
         while True:
             payload = await self._incoming.get()
             origin, _, rest = payload.partition(" ")

@@ -17,13 +17,10 @@ from hub.core.work.batch_answers import (
 )
 from hub.core.work.conversations import (
     MAX_AGENTS_PER_CONVERSATION,
-    MAX_CONTENT_LENGTH,
     MAX_TITLE_LENGTH,
     create_conversation,
     get_conversation,
     list_conversations,
-    list_messages,
-    post_message,
 )
 from hub.core.work.inbox import DEFAULT_LIMIT
 from hub.core.work.interactions import (
@@ -34,6 +31,7 @@ from hub.core.work.interactions import (
     respond_to_interaction,
     responder_names,
 )
+from hub.core.work.messages import MAX_CONTENT_LENGTH, list_messages, post_message
 from hub.core.work.tasks import (
     MAX_DESCRIPTION_LENGTH,
     MAX_REASON_LENGTH,

@@ -13,7 +13,8 @@ from typing import Any
 from hub.core.agents.remote import remote_call_view
 from hub.core.errors import InvalidInput, NotFound
 from hub.core.ids import new_id
-from hub.core.log.events import append_event, to_envelope
+from hub.core.log.envelopes import to_envelope
+from hub.core.log.events import append_event
 from hub.core.log.idempotency import envelope_id_for
 from hub.core.store.models import Artifact, Event, Interaction, Task
 from hub.core.task_states import ACTIVE_STATUSES, TERMINAL_STATUSES, TaskStatus

@@ -10,14 +10,12 @@ from quart_schema import document_response
 
 from hub.core.work.conversations import (
     MAX_AGENTS_PER_CONVERSATION,
-    MAX_CONTENT_LENGTH,
     MAX_TITLE_LENGTH,
     create_conversation,
     get_conversation,
     list_conversations,
-    list_messages,
-    post_message,
 )
+from hub.core.work.messages import MAX_CONTENT_LENGTH, list_messages, post_message
 from hub.core.work.views import conversation_view, message_view
 from hub.host.identity import member_of
 from hub.web.api.answers import ConversationAnswer, ConversationList, MessageList, PostedMessage

@@ -8,7 +8,8 @@ from pydantic import Field
 from quart import Blueprint
 from quart_schema import document_response
 
-from hub.core.log.events import MAX_SEQUENCE, events_after, to_envelope
+from hub.core.log.envelopes import to_envelope
+from hub.core.log.events import MAX_SEQUENCE, events_after
 from hub.core.store.models import Workspace
 from hub.host.identity import member_of
 from hub.web.api.answers import EventPage

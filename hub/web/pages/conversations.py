@@ -14,14 +14,9 @@ from quart import Blueprint, flash, redirect, render_template, request, url_for
 from hub.core.agents.registry import list_agents, public_status
 from hub.core.errors import HubError
 from hub.core.store.models import Interaction
-from hub.core.work.conversations import (
-    create_conversation,
-    get_conversation,
-    list_conversations,
-    list_messages,
-    post_message,
-)
+from hub.core.work.conversations import create_conversation, get_conversation, list_conversations
 from hub.core.work.interactions import display_names
+from hub.core.work.messages import list_messages, post_message
 from hub.core.work.tasks import list_tasks
 from hub.core.work.views import message_view
 from hub.web.pages.cards import safe_url

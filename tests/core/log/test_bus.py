@@ -63,7 +63,7 @@ async def test_an_addressed_subscription_is_offered_its_addressee_s_events_only(
 async def test_a_revocation_is_addressed_to_the_revoked_agent(db: str) -> None:
     from datetime import UTC, datetime
 
-    from hub.core.log.events import to_published
+    from hub.core.log.envelopes import to_published
     from hub.core.log.fresh_rows import fresh
     from hub.core.store.models import Event
 

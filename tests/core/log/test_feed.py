@@ -6,7 +6,8 @@ import asyncio
 from collections.abc import AsyncIterator
 
 from hub.core.log.bus import EventBus, PublishedEvent
-from hub.core.log.events import append_event, to_published
+from hub.core.log.envelopes import to_published
+from hub.core.log.events import append_event
 from hub.core.log.feed import WorkspaceFeed
 from hub.core.store.models import Workspace
 

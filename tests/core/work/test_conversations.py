@@ -7,13 +7,8 @@ import pytest
 from hub.core.errors import Conflict, InvalidInput, NotFound
 from hub.core.log.events import events_after, last_sequence
 from hub.core.store.models import Task, Workspace
-from hub.core.work.conversations import (
-    create_conversation,
-    get_conversation,
-    list_conversations,
-    list_messages,
-    post_message,
-)
+from hub.core.work.conversations import create_conversation, get_conversation, list_conversations
+from hub.core.work.messages import list_messages, post_message
 from tests.core.agent_reports import make_agent, revoked_agent
 
 ME = "user:usr_me"

@@ -15,7 +15,8 @@ from hub.core.agents.registry import confirm_agent, redeem_pairing_code
 from hub.core.ids import new_id
 from hub.core.log.events import append_event
 from hub.core.store.models import Agent, AgentStatus
-from hub.core.work.conversations import create_conversation, post_message
+from hub.core.work.conversations import create_conversation
+from hub.core.work.messages import post_message
 
 SECRET_KEY = "test-secret-key-" + "x" * 32  # what HubProcess and the page tests use
 
