@@ -24,10 +24,12 @@ run: $(VENV)/.installed
 test: $(VENV)/.installed chromium lint
 	$(MAKE) --no-print-directory -j2 --output-sync=target test-sqlite test-postgres
 
+## lint: style, types, and the import rules of docs/architecture.md (contracts in pyproject)
 lint: $(VENV)/.installed
-	$(BIN)/ruff check hub plugins tests benchmarks
-	$(BIN)/ruff format --check hub plugins tests benchmarks
+	$(BIN)/ruff check hub plugins tests benchmarks scripts
+	$(BIN)/ruff format --check hub plugins tests benchmarks scripts
 	$(BIN)/mypy hub/core hub/protocol hub/sdk
+	$(BIN)/lint-imports --no-cache --no-logo
 
 test-sqlite: $(VENV)/.installed
 	$(BIN)/pytest $(PYTEST_ARGS)
@@ -70,7 +72,7 @@ translations: $(VENV)/.installed
 screenshots: $(VENV)/.installed chromium
 	$(BIN)/python -m tests.e2e.browser.screenshots docs/screenshots
 
-## migrations: write a new migration after changing hub/core/store/models.py (NAME=what_changed)
+## migrations: write a new migration after changing the models in hub/core/store/ (NAME=what_changed)
 migrations: $(VENV)/.installed
 	$(BIN)/tortoise -c hub.core.store.migrations_config.TORTOISE_ORM makemigrations --name $(NAME)
 
