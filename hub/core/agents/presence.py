@@ -30,9 +30,9 @@ from hub.core.agents.lifecycle import credential_revoked
 from hub.core.errors import Conflict, HubError
 from hub.core.log.events import AppendResult, append_event, queue_append
 from hub.core.log.group_commit import GroupCommit, Request
-from hub.core.periodic import Periodic
 from hub.core.store.models import Agent, AgentStatus, Task
 from hub.core.task_states import TaskStatus
+from hub.core.workers import Periodic
 from hub.protocol.clock import iso, utcnow
 
 logger = logging.getLogger(__name__)

@@ -22,8 +22,6 @@ Time is the clock's ``now`` callable, so tests move it instead of waiting.
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 import logging
 from collections.abc import Callable
 from datetime import datetime, timedelta
@@ -42,6 +40,7 @@ from hub.core.log.bus import DEFAULT_BUS, PublishedEvent
 from hub.core.log.events import append_event
 from hub.core.store.claims import claim
 from hub.core.store.models import Interaction, InteractionStatus, Membership, Role
+from hub.core.workers import OnDemand
 from hub.protocol.clock import utcnow
 from hub.protocol.interactions import InteractionType, Risk
 
@@ -160,38 +159,21 @@ class PolicyClock:
         self.idle_poll_s = idle_poll_s
         self.lease_s = lease_s
         self.batch_size = batch_size
-        self._wake = asyncio.Event()
-        self._task: asyncio.Task[None] | None = None
+        self._worker = OnDemand(
+            "policy-clock", self.run_once, self._idle_timeout, retry_s=idle_poll_s
+        )
 
     def _on_event(self, event: PublishedEvent) -> None:
         if event.type.startswith("interaction."):
-            self._wake.set()  # a new card or a vote may be due sooner than we planned
+            self._worker.wake()  # a new card or a vote may be due sooner than we planned
 
     def start(self) -> None:
         DEFAULT_BUS.add_listener(self._on_event)
-        self._task = asyncio.create_task(self._run(), name="policy-clock")
+        self._worker.start()
 
     async def stop(self) -> None:
         DEFAULT_BUS.remove_listener(self._on_event)
-        if self._task is not None:
-            self._task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._task
-            self._task = None
-
-    async def _run(self) -> None:
-        while True:
-            try:
-                handled = await self.run_once()
-            except Exception:  # the database may be briefly away: try again later
-                logger.exception("policy clock pass failed")
-                handled = 0
-            if handled:
-                continue
-            self._wake.clear()
-            timeout = await self._idle_timeout()  # before wait() exists: a cancel here leaks none
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._wake.wait(), timeout=timeout)
+        await self._worker.stop()
 
     async def _idle_timeout(self) -> float:
         upcoming = (

@@ -20,8 +20,8 @@ from __future__ import annotations
 import logging
 
 from hub.core.log.bus import DEFAULT_BUS, EventBus
-from hub.core.periodic import Periodic
 from hub.core.store.models import Workspace
+from hub.core.workers import Periodic
 
 logger = logging.getLogger(__name__)
 

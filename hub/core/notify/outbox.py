@@ -25,7 +25,6 @@ Bot API has no such key.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import random
 from collections.abc import Awaitable, Callable
@@ -37,6 +36,7 @@ from tortoise.expressions import Q
 
 from hub.core.store.claims import claim
 from hub.core.store.notification_models import Notification, NotificationKind, NotificationStatus
+from hub.core.workers import OnDemand
 from hub.protocol.clock import utcnow
 
 logger = logging.getLogger(__name__)
@@ -81,40 +81,22 @@ class OutboxWorker:
         self.batch_size = batch_size
         self.lease_s = lease_s
         self.idle_poll_s = idle_poll_s
-        self._wake = asyncio.Event()
-        self._task: asyncio.Task[None] | None = None
+        self._worker = OnDemand(
+            "outbox-worker", self.run_once, self._idle_timeout, retry_s=idle_poll_s
+        )
         self._stopping = False
 
     def wake(self) -> None:
         """Look for due rows now (called after a commit that may have written some)."""
-        self._wake.set()
+        self._worker.wake()
 
     def start(self) -> None:
         self._stopping = False
-        self._task = asyncio.create_task(self._run(), name="outbox-worker")
+        self._worker.start()
 
     async def stop(self) -> None:
-        self._stopping = True
-        self._wake.set()
-        if self._task is not None:
-            self._task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._task
-            self._task = None
-
-    async def _run(self) -> None:
-        while not self._stopping:
-            try:
-                handled = await self.run_once()
-            except Exception:  # the database may be briefly away: try again later
-                logger.exception("outbox pass failed")
-                handled = 0
-            if handled:
-                continue
-            self._wake.clear()
-            timeout = await self._idle_timeout()
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._wake.wait(), timeout=timeout)
+        self._stopping = True  # a batch in progress stops before its next row
+        await self._worker.stop()
 
     async def _idle_timeout(self) -> float:
         """Sleep until the next row is due (or the poll interval, whichever is sooner)."""
