@@ -98,6 +98,15 @@ async def unlink(user_id: str, surface: str) -> None:
         raise NotFound(f"No {surface} account is linked.", code="channel_not_linked")
 
 
+async def linked_surfaces(user_id: str, connection: Any = None) -> set[str]:
+    """The surfaces on which the person linked an account (``telegram``, ...); inside a
+    transaction, read through its ``connection``."""
+    query = ChannelAccount.filter(user_id=user_id)
+    if connection is not None:
+        query = query.using_db(connection)
+    return {str(surface) for surface in await query.values_list("surface", flat=True)}
+
+
 async def linked_accounts(user_id: str) -> list[dict[str, Any]]:
     """For the Settings page: which surfaces the person linked, as whom, since when."""
     rows = await ChannelAccount.filter(user_id=user_id).order_by("surface")
@@ -116,6 +125,7 @@ __all__ = [
     "account_for_identity",
     "create_link_token",
     "linked_accounts",
+    "linked_surfaces",
     "redeem_link_token",
     "unlink",
 ]

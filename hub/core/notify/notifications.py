@@ -29,10 +29,10 @@ from datetime import datetime
 from typing import Any
 
 from hub.core.ids import new_id
+from hub.core.notify.channel_accounts import linked_surfaces
 from hub.core.notify.preferences import enabled, quiet_until, settings_for, surfaces
 from hub.core.store.models import Event, Interaction, InteractionStatus, Membership, Role, Task
 from hub.core.store.notification_models import (
-    ChannelAccount,
     Notification,
     NotificationKind,
     NotificationSettings,
@@ -167,12 +167,7 @@ async def _reachable_surfaces(
     """Surfaces that can put a card in front of the person: linked if they need an account,
     and sending cards (a surface that sends none by default, like the notebook whose inbox
     reads the log, counts only if the person turned it on)."""
-    linked = {
-        str(surface)
-        for surface in await ChannelAccount.filter(user_id=user_id)
-        .using_db(connection)
-        .values_list("surface", flat=True)
-    }
+    linked = await linked_surfaces(user_id, connection)
     return [
         surface.name
         for surface in surfaces().values()
@@ -202,12 +197,7 @@ async def _enqueue(
         if only is not None and user_id not in only:
             continue
         settings = await settings_for(user_id, connection)
-        linked = {
-            str(surface)
-            for surface in await ChannelAccount.filter(user_id=user_id)
-            .using_db(connection)
-            .values_list("surface", flat=True)
-        }
+        linked = await linked_surfaces(user_id, connection)
         due = quiet_until(settings, event.recorded_at) or event.recorded_at
         for surface in surfaces().values():
             if not surface.outbox or not enabled(settings, surface.name, preference):
