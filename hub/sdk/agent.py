@@ -1,10 +1,10 @@
 """The agent: one identity on one hub, its handlers, and the calls an adapter makes.
 
-``Agent`` owns the durable state (``StateStore``), the unacknowledged uplinks (``Outbox``),
-which downlink events were handled (``DeliveryLedger``) and the socket (``Connection``). It
-works the same in a script (``asyncio.run(agent.run())``) and in a notebook, where
-``agent = await Agent.connect(...)`` returns once connected and leaves the connection to a
-background task of the notebook's own event loop.
+``Agent`` owns the durable state (``StateStore``), what it sends and the answers it waits
+for (``Uplink``), which downlink events were handled (``DeliveryLedger``) and the socket
+(``Connection``). It works the same in a script (``asyncio.run(agent.run())``) and in a
+notebook, where ``agent = await Agent.connect(...)`` returns once connected and leaves the
+connection to a background task of the notebook's own event loop.
 
 Downlink events are taken in sequence order, each once (``DeliveryLedger``). Two kinds are
 absorbed as soon as they arrive, so a handler waiting for them is never stuck behind
@@ -20,7 +20,6 @@ import asyncio
 import contextlib
 import logging
 import sys
-from collections import defaultdict
 from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
@@ -29,7 +28,6 @@ from typing import Any
 from pydantic import ValidationError
 
 from hub.protocol.actions import ProposedAction
-from hub.protocol.clock import utcnow
 from hub.protocol.interactions import (
     ApprovalPolicy,
     InteractionCard,
@@ -37,30 +35,17 @@ from hub.protocol.interactions import (
     Risk,
     approval_card,
 )
-from hub.protocol.lap import (
-    PROTOCOL_VERSION,
-    Ack,
-    AgentHello,
-    AgentPaired,
-    AgentWelcome,
-    ResyncRequired,
-)
+from hub.protocol.lap import Ack, AgentHello, AgentPaired, AgentWelcome, ResyncRequired
 from hub.sdk.backoff import Backoff
 from hub.sdk.connection import Connection
 from hub.sdk.dispatch import Dispatcher, Downlink, F, TaskHandler
-from hub.sdk.errors import (
-    AgentClosed,
-    AuthenticationFailed,
-    HubError,
-    NotPaired,
-    TaskCancelled,
-)
+from hub.sdk.errors import AgentClosed, AuthenticationFailed, HubError, NotPaired
 from hub.sdk.ids import new_id
 from hub.sdk.ledger import DeliveryLedger
-from hub.sdk.outbox import Outbox
 from hub.sdk.resolution import Resolution
 from hub.sdk.state import AgentState, StateStore, normalise_hub_url
 from hub.sdk.task import Task
+from hub.sdk.uplink import Uplink
 
 logger = logging.getLogger(__name__)
 
@@ -100,7 +85,6 @@ class Agent:
         self.duplicates_dropped = 0  # downlink repeats skipped (a replay overlapping a live send)
         self._pairing_code = pairing_code
         self._ledger = DeliveryLedger(self.state.last_sequence, self.state.handled)
-        self._outbox = Outbox(self.state.outbox)
         self._connection = Connection(
             self.hub,
             self,
@@ -108,13 +92,15 @@ class Agent:
             ping_interval_s=ping_interval_s,
             ping_timeout_s=ping_timeout_s,
         )
-        self._dispatcher = Dispatcher(self)
-        self._waiters: dict[str, list[asyncio.Future[Resolution]]] = defaultdict(list)
+        self._uplink = Uplink(
+            self._connection,
+            stored=self.state.outbox,
+            known_answer=self._known_answer,
+            persist=self._persist,
+        )
+        self._dispatcher = Dispatcher(self._uplink, finished=self._finished)
         self._welcome_epoch: str | None = None
-        self._ready = asyncio.Event()
-        self._closed = False
         self._run_task: asyncio.Task[None] | None = None
-        self._resend_task: asyncio.Task[None] | None = None
 
     # --- identity and status ------------------------------------------------------------
 
@@ -128,7 +114,7 @@ class Agent:
 
     @property
     def connected(self) -> bool:
-        return self._ready.is_set()
+        return self._uplink.live.is_set()
 
     @property
     def last_sequence(self) -> int:
@@ -141,10 +127,10 @@ class Agent:
 
     @property
     def pending_uplinks(self) -> int:
-        return len(self._outbox)
+        return len(self._uplink.pending)
 
     async def wait_connected(self) -> None:
-        await self._ready.wait()
+        await self._uplink.live.wait()
 
     # --- handlers -------------------------------------------------------------------------
 
@@ -190,7 +176,7 @@ class Agent:
                 )
             self._run_task = asyncio.create_task(self._connection.run(), name="lineup-connection")
             self._dispatcher.start()
-        ready: asyncio.Task[Any] = asyncio.create_task(self._ready.wait())
+        ready: asyncio.Task[Any] = asyncio.create_task(self._uplink.live.wait())
         connection: asyncio.Task[Any] = self._run_task
         try:
             await asyncio.wait({ready, connection}, return_when=asyncio.FIRST_COMPLETED)
@@ -217,10 +203,9 @@ class Agent:
     async def close(self) -> None:
         """Disconnect. Task handlers still running are stopped without reporting anything:
         their events stay below the saved position, so the next run resumes them."""
-        if self._closed:
+        if self._uplink.closed:
             return
-        self._closed = True
-        self._ready.clear()
+        self._uplink.close()
         await self._connection.close()
         await self._dispatcher.stop()
         if self._run_task is not None and not self._run_task.done():
@@ -228,12 +213,7 @@ class Agent:
         if self._run_task is not None:
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await self._run_task
-        closed = AgentClosed("the agent was closed")
-        self._outbox.abandon_waiters(closed)
-        for futures in self._waiters.values():
-            for future in futures:
-                if not future.done():
-                    future.set_exception(closed)
+        self._uplink.abandon_waiters(AgentClosed("the agent was closed"))
         self._persist()
 
     async def __aenter__(self) -> Agent:
@@ -254,7 +234,7 @@ class Agent:
         envelope_id: str | None = None,
     ) -> Ack:
         """Any uplink, kept and resent until acknowledged; raises ``HubError`` if refused."""
-        return await self._send(
+        return await self._uplink.send(
             kind,
             payload,
             envelope_id=envelope_id or new_id("evt"),
@@ -309,7 +289,7 @@ class Agent:
         handler prefer ``task.request_interaction``, which also survives restarts."""
         if card.id is None:
             card = card.model_copy(update={"id": new_id("int")})
-        return await self._ask(
+        return await self._uplink.ask(
             card, envelope_id=new_id("evt"), task_id=task_id, conversation_id=conversation_id
         )
 
@@ -342,7 +322,7 @@ class Agent:
 
     def task(self, data: dict[str, Any]) -> Task:
         """A ``Task`` helper for a task this adapter knows of by other means (``{"id": ...}``)."""
-        return Task(self, data)
+        return Task(self._uplink, data)
 
     async def create_task(
         self, title: str, *, description: str = "", conversation_id: str | None = None
@@ -355,86 +335,7 @@ class Agent:
         if conversation_id:
             data["conversationId"] = conversation_id
         await self.send("task.created", data, conversation_id=conversation_id)
-        return Task(self, {**data, "id": data["taskId"], "status": "queued"})
-
-    async def _send(
-        self,
-        kind: str,
-        payload: dict[str, Any],
-        *,
-        envelope_id: str,
-        task_id: str | None,
-        conversation_id: str | None,
-    ) -> Ack:
-        if self._closed:
-            raise AgentClosed("the agent was closed")
-        envelope = _envelope(envelope_id, kind, payload, task_id, conversation_id)
-        answer = self._outbox.add(envelope)
-        self._persist()
-        if self._ready.is_set():
-            await self._connection.send(self._outbox_entry(envelope_id, envelope))
-        return await answer
-
-    def _outbox_entry(self, envelope_id: str, fallback: dict[str, Any]) -> dict[str, Any]:
-        for entry in self._outbox.pending():
-            if entry["id"] == envelope_id:
-                return entry
-        return fallback
-
-    async def _send_unacknowledged(
-        self,
-        kind: str,
-        payload: dict[str, Any],
-        *,
-        task_id: str | None,
-        conversation_id: str | None,
-    ) -> None:
-        """Best effort, never resent (streaming deltas: the final message carries it all)."""
-        if self._ready.is_set():
-            envelope = _envelope(new_id("evt"), kind, payload, task_id, conversation_id)
-            await self._connection.send(envelope)
-
-    async def _ask(
-        self,
-        card: InteractionCard,
-        *,
-        envelope_id: str,
-        task_id: str | None,
-        conversation_id: str | None,
-        cancellation: Task | None = None,
-    ) -> Resolution:
-        assert card.id is not None
-        interaction_id = card.id
-        answer: asyncio.Future[Resolution] = asyncio.get_running_loop().create_future()
-        self._waiters[interaction_id].append(answer)
-        try:
-            known = self.state.resolutions.get(interaction_id)
-            if known is not None:
-                return Resolution.from_payload(known)
-            await self._send(
-                "interaction.requested",
-                {"interaction": card.wire()},
-                envelope_id=envelope_id,
-                task_id=task_id,
-                conversation_id=conversation_id,
-            )
-            if cancellation is None:
-                return await answer
-            stop: asyncio.Future[Any] = asyncio.ensure_future(cancellation.cancellation.wait())
-            try:
-                either: set[asyncio.Future[Any]] = {answer, stop}
-                await asyncio.wait(either, return_when=asyncio.FIRST_COMPLETED)
-            finally:
-                stop.cancel()
-            if answer.done():
-                return answer.result()
-            raise TaskCancelled(cancellation.id, cancellation.cancel_reason)
-        finally:
-            waiting = self._waiters.get(interaction_id, [])
-            if answer in waiting:
-                waiting.remove(answer)
-            if not waiting:
-                self._waiters.pop(interaction_id, None)
+        return Task(self._uplink, {**data, "id": data["taskId"], "status": "queued"})
 
     # --- the session the connection serves ------------------------------------------------
 
@@ -446,7 +347,7 @@ class Agent:
             logger.warning("stored credential refused (%s); pairing with the code given", error)
             self.state = AgentState(hub=self.hub)
             self._ledger = DeliveryLedger()
-            self._outbox = Outbox()
+            self._uplink.forget()
             self._persist()
             return True
         return False
@@ -480,7 +381,7 @@ class Agent:
         if self.state.agent_id and self.state.agent_id != welcome.agent_id:
             self.state.forget_log_position()
             self._ledger = DeliveryLedger()
-            self._outbox = Outbox()
+            self._uplink.forget()
         self.state.agent_id = welcome.agent_id
         self.state.workspace_id = welcome.workspace_id
         self._welcome_epoch = welcome.epoch
@@ -494,30 +395,10 @@ class Agent:
             )
         self.heartbeat_interval_s = welcome.heartbeat_interval_s
         self._persist()
-        # Resend beside the reader, not inside it: the hub answers each resend while it
-        # replays, and a reader stuck sending would stop reading those answers.
-        self._resend_task = asyncio.create_task(self._resend(connection), name="lineup-resend")
-
-    async def _resend(self, connection: Connection) -> None:
-        """Send what was never acknowledged, in its original order and with its original
-        ids, before anything new; loop until nothing added meanwhile is left unsent."""
-        sent: set[str] = set()
-        while True:
-            unsent = [e for e in self._outbox.pending() if e["id"] not in sent]
-            if not unsent:
-                break
-            for envelope in unsent:
-                if not await connection.send(envelope):
-                    return  # lost again; the next welcome resends
-                sent.add(str(envelope["id"]))
-        if connection.is_open:
-            self._ready.set()
+        self._uplink.resume()
 
     def disconnected(self) -> None:
-        self._ready.clear()
-        if self._resend_task is not None:
-            self._resend_task.cancel()
-            self._resend_task = None
+        self._uplink.suspend()
 
     async def received(self, frame: dict[str, Any]) -> None:
         kind = str(frame.get("type") or "")
@@ -529,15 +410,12 @@ class Agent:
             except ValidationError:
                 logger.warning("ignoring a malformed ack: %.300r", frame)
                 return
-            if self._outbox.acknowledged(ack):
-                self._persist()
+            self._uplink.acknowledged(ack)
             return
         if kind == "error":
             error = HubError.from_frame(payload)
             envelope_id = payload.get("id")
-            if isinstance(envelope_id, str) and self._outbox.refused(envelope_id, error):
-                self._persist()
-            else:
+            if not (isinstance(envelope_id, str) and self._uplink.refused(envelope_id, error)):
                 logger.warning("the hub reported: %s", error)
             return
         if kind == "warning":
@@ -580,13 +458,14 @@ class Agent:
                 return
             self.state.keep_resolution(resolution.interaction_id, payload)
             self._persist()
-            for future in self._waiters.get(resolution.interaction_id, []):
-                if not future.done():
-                    future.set_result(resolution)
+            self._uplink.answered(resolution)
         elif kind == "task.cancel_requested":
             self._dispatcher.cancel_requested(
                 str(payload.get("taskId") or ""), str(payload.get("reason") or "")
             )
+
+    def _known_answer(self, interaction_id: str) -> dict[str, Any] | None:
+        return self.state.resolutions.get(interaction_id)
 
     def _finished(self, sequence: int) -> None:
         self._ledger.finish(sequence)
@@ -595,26 +474,5 @@ class Agent:
     def _persist(self) -> None:
         self.state.last_sequence = self._ledger.watermark
         self.state.handled = self._ledger.handled
-        self.state.outbox = self._outbox.pending()
+        self.state.outbox = self._uplink.pending.envelopes()
         self.store.save(self.state)
-
-
-def _envelope(
-    envelope_id: str,
-    kind: str,
-    payload: dict[str, Any],
-    task_id: str | None,
-    conversation_id: str | None,
-) -> dict[str, Any]:
-    envelope: dict[str, Any] = {
-        "id": envelope_id,
-        "type": kind,
-        "version": PROTOCOL_VERSION,
-        "occurredAt": utcnow().isoformat().replace("+00:00", "Z"),
-        "payload": payload,
-    }
-    if task_id:
-        envelope["taskId"] = task_id
-    if conversation_id:
-        envelope["conversationId"] = conversation_id
-    return envelope

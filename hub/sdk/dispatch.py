@@ -21,15 +21,13 @@ import logging
 from collections import defaultdict
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import Any, TypeVar
 
 from hub.protocol.base import WireModel
 from hub.protocol.lap import DOWNLINK_PAYLOADS, Ack
 from hub.sdk.errors import AgentClosed, HubError, TaskCancelled
 from hub.sdk.task import Task
-
-if TYPE_CHECKING:
-    from hub.sdk.agent import Agent
+from hub.sdk.uplink import Uplink
 
 logger = logging.getLogger(__name__)
 
@@ -63,8 +61,9 @@ class _Running:
 
 
 class Dispatcher:
-    def __init__(self, agent: Agent) -> None:
-        self.agent = agent
+    def __init__(self, uplink: Uplink, *, finished: Callable[[int], None]) -> None:
+        self.uplink = uplink  # what task handlers report through
+        self.finished = finished  # the saved position may pass this sequence
         self.task_handler: TaskHandler | None = None
         self.handlers: dict[str, list[Handler]] = defaultdict(list)
         self._queue: asyncio.Queue[Downlink] = asyncio.Queue()
@@ -100,7 +99,7 @@ class Dispatcher:
         while True:
             event = await self._queue.get()
             if await self._deliver(event) and event.sequence is not None:
-                self.agent._finished(event.sequence)
+                self.finished(event.sequence)
 
     async def _deliver(self, event: Downlink) -> bool:
         """Hand ``event`` to its handlers; False if its sequence finishes later."""
@@ -112,7 +111,7 @@ class Dispatcher:
                 return True
             if str(data["id"]) in self._running:
                 return True
-            self._start_task(Task(self.agent, data), event.sequence)
+            self._start_task(Task(self.uplink, data), event.sequence)
             return event.sequence is None
         if event.type == "task.cancel_requested":
             task_id = str(event.payload.get("taskId") or "")
@@ -162,13 +161,13 @@ class Dispatcher:
         self._running.pop(task.id, None)
         self._cancel_requests.pop(task.id, None)
         for sequence in running.sequences:
-            self.agent._finished(sequence)
+            self.finished(sequence)
 
     async def _confirm_cancelled(self, task_id: str) -> None:
         if not task_id:
             return
         try:
-            await self.agent._send(
+            await self.uplink.send(
                 "task.status_changed",
                 {"taskId": task_id, "status": "cancelled"},
                 envelope_id=f"{task_id}.cancelled",

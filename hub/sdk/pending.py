@@ -18,7 +18,7 @@ from hub.sdk.errors import HubError
 Envelope = dict[str, Any]
 
 
-class Outbox:
+class PendingUplinks:
     def __init__(self, stored: Iterable[Envelope] = ()) -> None:
         self._entries: dict[str, Envelope] = {}
         self._waiters: dict[str, list[asyncio.Future[Ack]]] = {}
@@ -43,8 +43,12 @@ class Outbox:
     def __len__(self) -> int:
         return len(self._entries)
 
-    def pending(self) -> list[Envelope]:
+    def envelopes(self) -> list[Envelope]:
+        """Every entry, in the order it was added (the order it is resent in)."""
         return list(self._entries.values())
+
+    def get(self, envelope_id: str) -> Envelope | None:
+        return self._entries.get(envelope_id)
 
     def acknowledged(self, ack: Ack) -> bool:
         """Settle the entry ``ack`` answers; False if it answers nothing we wait for."""

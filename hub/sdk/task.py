@@ -22,7 +22,7 @@ import logging
 from collections.abc import AsyncIterable, Callable, Mapping
 from datetime import datetime
 from types import TracebackType
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from hub.protocol.actions import ProposedAction
 from hub.protocol.interactions import (
@@ -37,9 +37,7 @@ from hub.sdk.display import interaction_html, interaction_text, task_html, task_
 from hub.sdk.errors import TaskCancelled
 from hub.sdk.ids import derived_id
 from hub.sdk.resolution import Resolution
-
-if TYPE_CHECKING:
-    from hub.sdk.agent import Agent
+from hub.sdk.uplink import Uplink
 
 TERMINAL = frozenset({"succeeded", "failed", "cancelled"})
 logger = logging.getLogger(__name__)
@@ -48,8 +46,8 @@ Watcher = Callable[["Task"], None]
 
 
 class Task:
-    def __init__(self, agent: Agent, data: Mapping[str, Any]) -> None:
-        self.agent = agent
+    def __init__(self, uplink: Uplink, data: Mapping[str, Any]) -> None:
+        self.uplink = uplink  # the agent's: every helper sends through it
         self.data = dict(data)
         self.id: str = str(data["id"])
         self.title: str = str(data.get("title") or "")
@@ -196,7 +194,7 @@ class Task:
             key=key,
         )
         return Task(
-            self.agent,
+            self.uplink,
             {
                 "id": child_id,
                 "title": title,
@@ -219,7 +217,7 @@ class Task:
         self.status = "waiting_for_human"  # as the hub moves it on the request
         self._changed()
         try:
-            answer = await self.agent._ask(
+            answer = await self.uplink.ask(
                 card,
                 envelope_id=key,
                 task_id=self.id,
@@ -348,7 +346,7 @@ class Task:
         return f"{self.id}.{self._steps}"
 
     async def _send(self, kind: str, payload: dict[str, Any], *, key: str | None = None) -> Ack:
-        return await self.agent._send(
+        return await self.uplink.send(
             kind,
             payload,
             envelope_id=key or self._next_step(),
@@ -381,7 +379,7 @@ class MessageStream:
         payload: dict[str, Any] = {"messageId": self.message_id, "delta": chunk}
         if self.task.conversation_id:
             payload["conversationId"] = self.task.conversation_id
-        await self.task.agent._send_unacknowledged(
+        await self.task.uplink.send_unacknowledged(
             "message.delta",
             payload,
             task_id=self.task.id,
@@ -402,7 +400,7 @@ class MessageStream:
         payload: dict[str, Any] = {"messageId": self.message_id, "content": self.text}
         if self.task.conversation_id:
             payload["conversationId"] = self.task.conversation_id
-        await self.task.agent._send(
+        await self.task.uplink.send(
             "message.create",
             payload,
             envelope_id=self._key,

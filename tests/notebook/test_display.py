@@ -97,12 +97,12 @@ def test_a_card_without_a_way_to_answer_is_read_only_and_inert() -> None:
     assert "Outcome: Request changes" in str(widget)
 
 
-class _NoAgent:
-    """Enough of an Agent for a Task whose helpers are not called."""
+class _NoUplink:
+    """Enough of an Uplink for a Task whose helpers are not called."""
 
 
 def test_the_task_panel_follows_the_task_and_its_pending_card() -> None:
-    task = Task(_NoAgent(), {"id": "task_7", "title": "Nightly job", "status": "running"})  # type: ignore[arg-type]
+    task = Task(_NoUplink(), {"id": "task_7", "title": "Nightly job", "status": "running"})  # type: ignore[arg-type]
     panel = TaskPanel(task)
     assert "running" in panel.state.value and panel.card is None
     task.percent, task.summary = 40, "halfway <there>"

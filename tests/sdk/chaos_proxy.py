@@ -2,7 +2,7 @@
 
 Cutting aborts both halves at once (no close handshake), mid-frame if it happens to be:
 an uplink may reach the hub while its ``ack`` is lost, a downlink may be lost in flight.
-That is the failure the SDK's outbox, replay and deduplication must absorb.
+That is the failure the SDK's pending uplinks, replay and deduplication must absorb.
 """
 
 from __future__ import annotations

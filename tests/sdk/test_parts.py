@@ -1,4 +1,4 @@
-"""The SDK's parts on their own: backoff, delivery ledger, outbox, state file."""
+"""The SDK's parts on their own: backoff, delivery ledger, pending uplinks, state file."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from hub.sdk.backoff import Backoff
 from hub.sdk.errors import HubError
 from hub.sdk.ids import derived_id
 from hub.sdk.ledger import DeliveryLedger
-from hub.sdk.outbox import Outbox
+from hub.sdk.pending import PendingUplinks
 from hub.sdk.state import AgentState, StateStore, normalise_hub_url
 
 
@@ -84,29 +84,30 @@ def test_ledger_reset_forgets_what_it_knew() -> None:
     assert not ledger.begin(7) and ledger.begin(101)
 
 
-async def test_outbox_keeps_order_and_the_first_envelope_of_an_id() -> None:
-    outbox = Outbox()
-    first = outbox.add({"id": "a", "n": 1})
-    outbox.add({"id": "b", "n": 2})
-    again = outbox.add({"id": "a", "n": 99})
-    assert [e["id"] for e in outbox.pending()] == ["a", "b"]
-    assert outbox.pending()[0]["n"] == 1
-    assert outbox.acknowledged(Ack(id="a", sequence=5))
+async def test_pending_uplinks_keep_order_and_the_first_envelope_of_an_id() -> None:
+    pending = PendingUplinks()
+    first = pending.add({"id": "a", "n": 1})
+    pending.add({"id": "b", "n": 2})
+    again = pending.add({"id": "a", "n": 99})
+    assert [e["id"] for e in pending.envelopes()] == ["a", "b"]
+    assert pending.envelopes()[0]["n"] == 1
+    assert pending.get("a") == {"id": "a", "n": 1} and pending.get("z") is None
+    assert pending.acknowledged(Ack(id="a", sequence=5))
     assert (await first).sequence == 5 and (await again).sequence == 5
-    assert not outbox.acknowledged(Ack(id="a", sequence=5))  # already settled
-    refused = outbox.add({"id": "c"})
-    assert outbox.refused("c", HubError("illegal_transition", "no", "read the status"))
+    assert not pending.acknowledged(Ack(id="a", sequence=5))  # already settled
+    refused = pending.add({"id": "c"})
+    assert pending.refused("c", HubError("illegal_transition", "no", "read the status"))
     with pytest.raises(HubError) as caught:
         await refused
     assert caught.value.code == "illegal_transition" and caught.value.hint == "read the status"
-    assert [e["id"] for e in outbox.pending()] == ["b"]
+    assert [e["id"] for e in pending.envelopes()] == ["b"]
 
 
-async def test_outbox_restored_entries_are_resent_and_settle() -> None:
-    outbox = Outbox([{"id": "x"}, {"id": "y"}])
-    assert len(outbox) == 2 and "x" in outbox
-    waiter = outbox.add({"id": "x"})
-    outbox.acknowledged(Ack(id="x", duplicate=True))
+async def test_pending_uplinks_restored_are_resent_and_settle() -> None:
+    pending = PendingUplinks([{"id": "x"}, {"id": "y"}])
+    assert len(pending) == 2 and "x" in pending
+    waiter = pending.add({"id": "x"})
+    pending.acknowledged(Ack(id="x", duplicate=True))
     assert (await asyncio.wait_for(waiter, 1)).duplicate
 
 
