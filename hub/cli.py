@@ -298,9 +298,9 @@ def _sdk_agent(args: argparse.Namespace, profile: str, default_name: str) -> Any
 
 
 def _print_sdk_error(error: BaseException) -> int:
-    from hub.sdk import HubError as SdkHubError
+    from hub.sdk import HubRefused
 
-    if isinstance(error, SdkHubError):
+    if isinstance(error, HubRefused):
         print(f"error [{error.code}]: {error.message}\n  next: {error.hint}", file=sys.stderr)
     else:
         print(f"error: {error}", file=sys.stderr)

@@ -39,7 +39,7 @@ from hub.protocol.lap import Ack, AgentHello, AgentPaired, AgentWelcome, ResyncR
 from hub.sdk.backoff import Backoff
 from hub.sdk.connection import Connection
 from hub.sdk.dispatch import Dispatcher, Downlink, F, TaskHandler
-from hub.sdk.errors import AgentClosed, AuthenticationFailed, HubError, NotPaired
+from hub.sdk.errors import AgentClosed, AuthenticationFailed, HubRefused, NotPaired
 from hub.sdk.ids import new_id
 from hub.sdk.ledger import DeliveryLedger
 from hub.sdk.resolution import Resolution
@@ -233,7 +233,7 @@ class Agent:
         conversation_id: str | None = None,
         envelope_id: str | None = None,
     ) -> Ack:
-        """Any uplink, kept and resent until acknowledged; raises ``HubError`` if refused."""
+        """Any uplink, kept and resent until acknowledged; raises ``HubRefused`` if refused."""
         return await self._uplink.send(
             kind,
             payload,
@@ -413,7 +413,7 @@ class Agent:
             self._uplink.acknowledged(ack)
             return
         if kind == "error":
-            error = HubError.from_frame(payload)
+            error = HubRefused.from_frame(payload)
             envelope_id = payload.get("id")
             if not (isinstance(envelope_id, str) and self._uplink.refused(envelope_id, error)):
                 logger.warning("the hub reported: %s", error)

@@ -23,7 +23,7 @@ from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidSta
 from hub.protocol.clock import utcnow
 from hub.protocol.lap import ENDPOINT_PATH, MAX_FRAME_BYTES, AgentPaired, AgentWelcome
 from hub.sdk.backoff import Backoff
-from hub.sdk.errors import AuthenticationFailed, HubError
+from hub.sdk.errors import AuthenticationFailed, HubRefused
 from hub.sdk.ids import new_id
 
 logger = logging.getLogger(__name__)
@@ -229,10 +229,10 @@ def _parse(raw: str | bytes) -> dict[str, Any] | None:
 
 
 def _raise_hello_error(payload: dict[str, Any]) -> None:
-    error = HubError.from_frame(payload)
+    error = HubRefused.from_frame(payload)
     if error.code in RETRYABLE_HELLO_ERRORS:
         raise _Retry(str(error))
-    raise AuthenticationFailed(error.code, error.message, error.hint)
+    raise AuthenticationFailed(error.message, code=error.code, hint=error.hint)
 
 
 def _refusal_from_body(body: bytes | None) -> AuthenticationFailed:
@@ -240,15 +240,15 @@ def _refusal_from_body(body: bytes | None) -> AuthenticationFailed:
         data = json.loads(body or b"{}")
         error = data.get("error", data) if isinstance(data, dict) else {}
         return AuthenticationFailed(
-            str(error.get("code") or "unauthorized"),
             str(error.get("message") or "The hub refused the agent's credential."),
-            str(error.get("hint") or "Pair the agent again with a new pairing code."),
+            code=str(error.get("code") or "unauthorized"),
+            hint=str(error.get("hint") or "Pair the agent again with a new pairing code."),
         )
     except (ValueError, AttributeError, ValidationError):
         return AuthenticationFailed(
-            "unauthorized",
             "The hub refused the agent's credential.",
-            "Pair the agent again with a new pairing code.",
+            code="unauthorized",
+            hint="Pair the agent again with a new pairing code.",
         )
 
 
@@ -259,11 +259,13 @@ def _refusal_from_reason(close_code: int, reason: str) -> AuthenticationFailed:
         data = None
     if isinstance(data, dict) and "code" in data:
         return AuthenticationFailed(
-            str(data["code"]), str(data.get("message") or reason), str(data.get("hint") or "")
+            str(data.get("message") or reason),
+            code=str(data["code"]),
+            hint=str(data.get("hint") or ""),
         )
     code = {4403: "forbidden", 4409: "connection_replaced"}.get(close_code, "unauthorized")
     return AuthenticationFailed(
-        code,
         reason or f"The hub closed the connection (code {close_code}).",
-        "Pair the agent again with a new pairing code.",
+        code=code,
+        hint="Pair the agent again with a new pairing code.",
     )

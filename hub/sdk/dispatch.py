@@ -25,7 +25,7 @@ from typing import Any, TypeVar
 
 from hub.protocol.base import WireModel
 from hub.protocol.lap import DOWNLINK_PAYLOADS, Ack
-from hub.sdk.errors import AgentClosed, HubError, TaskCancelled
+from hub.sdk.errors import AgentClosed, HubRefused, TaskCancelled
 from hub.sdk.task import Task
 from hub.sdk.uplink import Uplink
 
@@ -150,7 +150,7 @@ class Dispatcher:
             await _end_quietly(task.confirm_cancelled())
         except (AgentClosed, asyncio.CancelledError):
             raise  # closing: leave the task to be resumed by the next run
-        except HubError as error:
+        except HubRefused as error:
             logger.warning("task %s: the hub refused a step: %s", task.id, error)
             if not task.ended:
                 await _end_quietly(task.fail(f"{error.code}: {error.message}"))
@@ -174,13 +174,13 @@ class Dispatcher:
                 task_id=task_id,
                 conversation_id=None,
             )
-        except HubError as error:
+        except HubRefused as error:
             logger.info("cancel of %s not confirmed: %s", task_id, error)
 
 
 async def _end_quietly(report: Awaitable[Ack]) -> None:
     try:
         await report
-    except HubError as error:
+    except HubRefused as error:
         # Typically the task already ended (another surface cancelled it): nothing to do.
         logger.info("final report refused: %s", error)

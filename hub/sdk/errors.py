@@ -1,8 +1,8 @@
 """What can go wrong for an adapter, as exceptions a program can switch on.
 
 The hub answers a refused uplink with an ``error`` frame carrying a stable ``code``, a
-``message`` and a ``hint`` (the next step for a person); ``HubError`` carries the three so a
-caller can show them or branch on the code. ``AuthenticationFailed`` is the one the SDK does
+``message`` and a ``hint`` (the next step for a person); ``HubRefused`` carries the three so
+a caller can show them or branch on the code. ``AuthenticationFailed`` is the one the SDK does
 not retry: a wrong pairing code or a revoked credential will not get better by reconnecting.
 """
 
@@ -15,10 +15,16 @@ class SdkError(Exception):
     """Root of every error the SDK raises on purpose."""
 
 
-class HubError(SdkError):
-    """The hub refused something; ``code`` is stable, ``hint`` says what to do next."""
+class HubRefused(SdkError):
+    """The hub refused something; ``code`` is stable, ``hint`` says what to do next.
 
-    def __init__(self, code: str, message: str, hint: str = "", **details: Any) -> None:
+    The arguments come in the order of the hub's own errors (``message`` first, ``code`` and
+    ``hint`` by name), so code that reads both sides reads them alike.
+    """
+
+    def __init__(
+        self, message: str, *, code: str = "error", hint: str = "", **details: Any
+    ) -> None:
         super().__init__(f"[{code}] {message}" + (f" (next: {hint})" if hint else ""))
         self.code = code
         self.message = message
@@ -26,17 +32,17 @@ class HubError(SdkError):
         self.details = details
 
     @classmethod
-    def from_frame(cls, payload: dict[str, Any]) -> HubError:
+    def from_frame(cls, payload: dict[str, Any]) -> HubRefused:
         known = {"id", "code", "message", "hint"}
         return cls(
-            str(payload.get("code") or "error"),
             str(payload.get("message") or "the hub refused the frame"),
-            str(payload.get("hint") or ""),
+            code=str(payload.get("code") or "error"),
+            hint=str(payload.get("hint") or ""),
             **{k: v for k, v in payload.items() if k not in known},
         )
 
 
-class AuthenticationFailed(HubError):
+class AuthenticationFailed(HubRefused):
     """The pairing code or the credential was refused; reconnecting will not help."""
 
 

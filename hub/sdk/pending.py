@@ -13,7 +13,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from hub.protocol.lap import Ack
-from hub.sdk.errors import HubError
+from hub.sdk.errors import HubRefused
 
 Envelope = dict[str, Any]
 
@@ -26,7 +26,7 @@ class PendingUplinks:
             self._entries[str(envelope["id"])] = envelope
 
     def add(self, envelope: Envelope) -> asyncio.Future[Ack]:
-        """Keep ``envelope`` until answered; the future gets the ``ack`` or a ``HubError``.
+        """Keep ``envelope`` until answered; the future gets the ``ack`` or a ``HubRefused``.
 
         Adding an id that is already waiting keeps the first envelope: a repeat must not
         replace what the hub may already have stored under that id.
@@ -59,7 +59,7 @@ class PendingUplinks:
                 future.set_result(ack)
         return True
 
-    def refused(self, envelope_id: str, error: HubError) -> bool:
+    def refused(self, envelope_id: str, error: HubRefused) -> bool:
         if self._entries.pop(envelope_id, None) is None:
             return False
         for future in self._waiters.pop(envelope_id, []):

@@ -3,7 +3,7 @@
 A handler registered with ``Agent.on_task`` gets a ``Task`` and works through it: accept,
 report progress, create child tasks, ask a person, stream messages, add artifacts, finish.
 Each helper waits for the hub's ``ack`` (through disconnects: the uplink is resent with its
-original id) and raises ``HubError`` if the hub refused it.
+original id) and raises ``HubRefused`` if the hub refused it.
 
 Every uplink a task sends gets an id derived from the task and the step's position in the
 handler (the n-th call). A handler that runs again after the adapter crashed makes the same

@@ -22,7 +22,7 @@ from hub.protocol.clock import utcnow
 from hub.protocol.interactions import InteractionCard
 from hub.protocol.lap import PROTOCOL_VERSION, Ack
 from hub.sdk.connection import Connection
-from hub.sdk.errors import AgentClosed, HubError, TaskCancelled
+from hub.sdk.errors import AgentClosed, HubRefused, TaskCancelled
 from hub.sdk.ids import new_id
 from hub.sdk.pending import Envelope, PendingUplinks
 from hub.sdk.resolution import Resolution
@@ -73,7 +73,7 @@ class Uplink:
         task_id: str | None,
         conversation_id: str | None,
     ) -> Ack:
-        """Send once and resend until answered; the ``Ack``, or ``HubError`` if refused."""
+        """Send once and resend until answered; the ``Ack``, or ``HubRefused`` if refused."""
         if self._closed:
             raise AgentClosed("the agent was closed")
         envelope = _envelope(envelope_id, kind, payload, task_id, conversation_id)
@@ -147,7 +147,7 @@ class Uplink:
         if self.pending.acknowledged(ack):
             self._persist()
 
-    def refused(self, envelope_id: str, error: HubError) -> bool:
+    def refused(self, envelope_id: str, error: HubRefused) -> bool:
         """Settle the uplink the hub refused; False if ``envelope_id`` is none of ours."""
         if not self.pending.refused(envelope_id, error):
             return False

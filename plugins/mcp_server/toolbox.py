@@ -13,7 +13,7 @@ from typing import Annotated, Any
 from mcp.server.mcpserver.exceptions import ToolError
 from pydantic import Field
 
-from hub.sdk import Agent, HubError
+from hub.sdk import Agent, HubRefused
 from plugins.mcp_server.decisions import PROGRESS_EVERY_S, Decisions
 from plugins.mcp_server.worklog import TrackedTask, Worklog
 
@@ -56,5 +56,5 @@ async def checked(step: Any) -> Any:
     """Await ``step``; the hub's refusal becomes a tool error the model can act on."""
     try:
         return await step
-    except HubError as error:
+    except HubRefused as error:
         raise ToolError(f"{error.code}: {error.message} {error.hint}".strip()) from None

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from hub.sdk import Agent, AuthenticationFailed, Backoff, Downlink, HubError, NotPaired, Task
+from hub.sdk import Agent, AuthenticationFailed, Backoff, Downlink, HubRefused, NotPaired, Task
 from hub.sdk.state import StateStore
 from tests.sdk.fake_hub import FakeHub, eventually
 
@@ -241,13 +241,13 @@ async def test_a_refused_step_raises_the_hubs_code_and_fails_the_task(tmp_path: 
     refusal = ("task_not_accepted", "Task is still queued.", "Send task.accepted first.")
     async with FakeHub(credentials={"c": "agt_1"}, refuse={"artifact.created": refusal}) as hub:
         agent = make_agent(hub, tmp_path, credential="c")
-        caught: list[HubError] = []
+        caught: list[HubRefused] = []
 
         @agent.on_task
         async def work(task: Task) -> None:
             try:
                 await task.add_artifact("x", "https://example.invalid/x")
-            except HubError as error:
+            except HubRefused as error:
                 caught.append(error)
                 raise
 

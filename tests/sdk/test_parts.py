@@ -12,7 +12,7 @@ import pytest
 
 from hub.protocol.lap import Ack
 from hub.sdk.backoff import Backoff
-from hub.sdk.errors import HubError
+from hub.sdk.errors import AuthenticationFailed, HubRefused
 from hub.sdk.ids import derived_id
 from hub.sdk.ledger import DeliveryLedger
 from hub.sdk.pending import PendingUplinks
@@ -96,10 +96,12 @@ async def test_pending_uplinks_keep_order_and_the_first_envelope_of_an_id() -> N
     assert (await first).sequence == 5 and (await again).sequence == 5
     assert not pending.acknowledged(Ack(id="a", sequence=5))  # already settled
     refused = pending.add({"id": "c"})
-    assert pending.refused("c", HubError("illegal_transition", "no", "read the status"))
-    with pytest.raises(HubError) as caught:
+    refusal = HubRefused("no", code="illegal_transition", hint="read the status")
+    assert pending.refused("c", refusal)
+    with pytest.raises(HubRefused) as caught:
         await refused
     assert caught.value.code == "illegal_transition" and caught.value.hint == "read the status"
+    assert caught.value.message == "no"
     assert [e["id"] for e in pending.envelopes()] == ["b"]
 
 
@@ -109,6 +111,29 @@ async def test_pending_uplinks_restored_are_resent_and_settle() -> None:
     waiter = pending.add({"id": "x"})
     pending.acknowledged(Ack(id="x", duplicate=True))
     assert (await asyncio.wait_for(waiter, 1)).duplicate
+
+
+def test_a_refusal_carries_the_hubs_message_code_hint_and_details() -> None:
+    refusal = HubRefused.from_frame(
+        {
+            "id": "evt_1",
+            "code": "task_not_accepted",
+            "message": "Task is still queued.",
+            "hint": "Send task.accepted first.",
+            "taskId": "task_1",
+        }
+    )
+    assert (refusal.message, refusal.code, refusal.hint) == (
+        "Task is still queued.",
+        "task_not_accepted",
+        "Send task.accepted first.",
+    )
+    assert refusal.details == {"taskId": "task_1"}
+    said = "[task_not_accepted] Task is still queued. (next: Send task.accepted first.)"
+    assert str(refusal) == said
+    bare = HubRefused.from_frame({})
+    assert (bare.code, bare.hint, str(bare)) == ("error", "", "[error] the hub refused the frame")
+    assert isinstance(AuthenticationFailed("no", code="unauthorized"), HubRefused)
 
 
 def test_state_file_is_private_atomic_and_keyed_by_hub(tmp_path: Path) -> None:
