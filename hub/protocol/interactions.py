@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from datetime import datetime
 from enum import StrEnum
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, TypedDict, Unpack
 
 from pydantic import Field, StringConstraints, model_validator
 
@@ -205,30 +205,41 @@ class InteractionCard(WireModel):
         )
 
 
-def approval_card(
-    title: str,
-    *,
-    description: str = "",
-    impact: str = "",
-    risk: Risk | str | None = None,
-    options: list[Option] | None = None,
-    details: dict[str, Any] | None = None,
-    expires_at: datetime | None = None,
-    action: ProposedAction | None = None,
-    policy: ApprovalPolicy | None = None,
-) -> InteractionCard:
+class ApprovalFields(TypedDict, total=False):
+    """What an approval request may say beside its title, each by name and each optional.
+
+    The one list of them: ``approval_card`` and every SDK ``request_approval`` take these
+    keywords (``**fields: Unpack[ApprovalFields]``), so a new one is added here alone.
+    """
+
+    description: str  # why a person is needed
+    impact: str
+    risk: Risk | str | None
+    options: list[Option] | None  # None: approve / reject
+    details: dict[str, Any] | None
+    expires_at: datetime | None
+    action: ProposedAction | None  # exactly what will be done once approved
+    policy: ApprovalPolicy | None  # who must approve, and what happens while nobody does
+
+
+def approval_card(title: str, **fields: Unpack[ApprovalFields]) -> InteractionCard:
     """An approval card from the fields an adapter usually has at hand."""
+    unknown = fields.keys() - ApprovalFields.__annotations__.keys()
+    if unknown:
+        # A mistyped keyword must fail loudly, not ask a person a question missing a part.
+        raise TypeError(f"approval_card() got unexpected keywords: {', '.join(sorted(unknown))}")
+    risk = fields.get("risk")
     return InteractionCard(
         type=InteractionType.APPROVAL,
         title=title,
-        description=description,
-        impact=impact,
+        description=fields.get("description", ""),
+        impact=fields.get("impact", ""),
         risk=Risk(risk) if risk is not None else None,
-        options=options or [],
-        details=details or {},
-        expires_at=expires_at,
-        action=action,
-        policy=policy,
+        options=fields.get("options") or [],
+        details=fields.get("details") or {},
+        expires_at=fields.get("expires_at"),
+        action=fields.get("action"),
+        policy=fields.get("policy"),
     )
 
 

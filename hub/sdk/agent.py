@@ -21,20 +21,12 @@ import contextlib
 import logging
 import sys
 from collections.abc import Callable
-from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, Unpack
 
 from pydantic import ValidationError
 
-from hub.protocol.actions import ProposedAction
-from hub.protocol.interactions import (
-    ApprovalPolicy,
-    InteractionCard,
-    Option,
-    Risk,
-    approval_card,
-)
+from hub.protocol.interactions import ApprovalFields, InteractionCard, approval_card
 from hub.protocol.lap import Ack, AgentHello, AgentPaired, AgentWelcome, ResyncRequired
 from hub.sdk.backoff import Backoff
 from hub.sdk.connection import Connection
@@ -294,31 +286,10 @@ class Agent:
         )
 
     async def request_approval(
-        self,
-        title: str,
-        *,
-        description: str = "",
-        impact: str = "",
-        risk: Risk | str | None = None,
-        options: list[Option] | None = None,
-        details: dict[str, Any] | None = None,
-        action: ProposedAction | None = None,
-        task_id: str | None = None,
-        expires_at: datetime | None = None,
-        policy: ApprovalPolicy | None = None,
+        self, title: str, *, task_id: str | None = None, **fields: Unpack[ApprovalFields]
     ) -> Resolution:
-        card = approval_card(
-            title,
-            description=description,
-            impact=impact,
-            risk=risk,
-            options=options,
-            details=details,
-            action=action,
-            expires_at=expires_at,
-            policy=policy,
-        )
-        return await self.request_interaction(card, task_id=task_id)
+        """An approval card (``approval_card``'s keywords) asked outside a task handler."""
+        return await self.request_interaction(approval_card(title, **fields), task_id=task_id)
 
     def task(self, data: dict[str, Any]) -> Task:
         """A ``Task`` helper for a task this adapter knows of by other means (``{"id": ...}``)."""

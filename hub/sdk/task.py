@@ -20,18 +20,10 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import AsyncIterable, Callable, Mapping
-from datetime import datetime
 from types import TracebackType
-from typing import Any
+from typing import Any, Unpack
 
-from hub.protocol.actions import ProposedAction
-from hub.protocol.interactions import (
-    ApprovalPolicy,
-    InteractionCard,
-    Option,
-    Risk,
-    approval_card,
-)
+from hub.protocol.interactions import ApprovalFields, InteractionCard, approval_card
 from hub.protocol.lap import Ack
 from hub.sdk.display import interaction_html, interaction_text, task_html, task_text
 from hub.sdk.errors import TaskCancelled
@@ -233,35 +225,13 @@ class Task:
         self._changed()
         return answer
 
-    async def request_approval(
-        self,
-        title: str,
-        *,
-        description: str = "",
-        impact: str = "",
-        risk: Risk | str | None = None,
-        options: list[Option] | None = None,
-        details: dict[str, Any] | None = None,
-        action: ProposedAction | None = None,
-        expires_at: datetime | None = None,
-        policy: ApprovalPolicy | None = None,
-    ) -> Resolution:
+    async def request_approval(self, title: str, **fields: Unpack[ApprovalFields]) -> Resolution:
         """An approval card (why → impact → options → details); ``.approved`` on the answer.
 
-        ``policy``: who must approve (a quorum, named approvers) and what happens while
-        nobody does; the answer arrives once, when the policy has decided."""
-        card = approval_card(
-            title,
-            description=description,
-            impact=impact,
-            risk=risk,
-            options=options,
-            details=details,
-            action=action,
-            expires_at=expires_at,
-            policy=policy,
-        )
-        return await self.request_interaction(card)
+        Takes ``approval_card``'s keywords. ``policy``: who must approve (a quorum, named
+        approvers) and what happens while nobody does; the answer arrives once, when the
+        policy has decided."""
+        return await self.request_interaction(approval_card(title, **fields))
 
     # --- messages and artifacts --------------------------------------------------------
 
