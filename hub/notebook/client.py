@@ -16,12 +16,15 @@ import json
 import urllib.error
 import urllib.request
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import quote, urlencode
 
 from hub.sdk import Agent, AuthenticationFailed, Task
 from hub.sdk.display import InteractionInfo, TaskInfo
 from hub.sdk.state import normalise_hub_url
+
+if TYPE_CHECKING:
+    from hub.notebook.inbox import Inbox
 
 SURFACE = "notebook"
 # A decision taken elsewhere first, or a card no longer open: the card shows the outcome.
@@ -244,8 +247,9 @@ class Hub:
 
     # --- the inbox ---------------------------------------------------------------------
 
-    async def open_inbox(self) -> Any:
+    async def open_inbox(self) -> Inbox:
         """The live notebook inbox for this workspace (``display`` it)."""
+        # Imported here: the widgets it needs are an extra that a script may not have.
         from hub.notebook.inbox import Inbox
 
         return await Inbox.open(self)

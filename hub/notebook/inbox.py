@@ -15,15 +15,13 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from typing import TYPE_CHECKING, Any
+from collections.abc import Mapping
+from typing import Any, Protocol
 
 from hub.notebook.feed import ClientFeed, FeedRefused
 from hub.sdk.display import escape
-from hub.sdk.notebook.cards import CardWidget
+from hub.sdk.notebook.cards import CardWidget, Respond
 from hub.sdk.notebook.requirements import widgets
-
-if TYPE_CHECKING:
-    from hub.notebook.client import Hub
 
 logger = logging.getLogger(__name__)
 
@@ -32,8 +30,26 @@ _CARD_EVENTS = frozenset({"interaction.resolved", "interaction.expired"})
 _TERMINAL_TASK = frozenset({"succeeded", "failed", "cancelled"})
 
 
+class PersonHub(Protocol):
+    """What the inbox asks of the person's client of the hub (``hub.notebook.Hub``)."""
+
+    url: str
+    token: str
+    workspace_id: str
+
+    async def log_position(self) -> tuple[str, int]: ...
+
+    async def inbox(self) -> dict[str, Any]: ...
+
+    async def interaction(self, interaction_id: str) -> Mapping[str, Any]: ...
+
+    def responder(self, interaction_id: str) -> Respond: ...
+
+    def card_page(self, interaction_id: str) -> str: ...
+
+
 class Inbox:
-    def __init__(self, hub: Hub) -> None:
+    def __init__(self, hub: PersonHub) -> None:
         self.hub = hub
         self.cards: dict[str, CardWidget] = {}
         self.heading = widgets.HTML(value="")
@@ -47,7 +63,7 @@ class Inbox:
         self.changed = asyncio.Condition()  # notified after each change (tests, scripts)
 
     @classmethod
-    async def open(cls, hub: Hub) -> Inbox:
+    async def open(cls, hub: PersonHub) -> Inbox:
         inbox = cls(hub)
         await inbox.start()
         return inbox
@@ -172,4 +188,4 @@ class Inbox:
             self.changed.notify_all()
 
 
-__all__ = ["Inbox"]
+__all__ = ["Inbox", "PersonHub"]
