@@ -13,7 +13,11 @@ transaction, then delivers outside it, so a slow SMTP server never holds a datab
 On PostgreSQL the claim reads with ``FOR UPDATE SKIP LOCKED``, so several hub processes
 (issue 9, scale-out) can run a worker each and never take the same row; a worker that dies
 mid-batch loses its lease and the rows come back. SQLite ignores the row lock, but it
-serialises writers, and one process runs one worker.
+serialises writers, and one process runs one worker. A batch can outlast its lease (a slow
+SMTP relay): each row's lease is renewed just before its delivery, only while this worker
+still holds it, and a row another worker has taken meanwhile is left to that worker; what
+becomes of a row is written only while the lease is still this worker's. Keep ``lease_s``
+above the longest a single delivery can take (the channels' own timeouts).
 
 At-least-once, exactly-once in practice: a row is marked sent right after the surface
 accepted it. A crash between the two would send it again on restart, and so would a
@@ -31,15 +35,18 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from enum import StrEnum
+from typing import Any
 
 from tortoise.expressions import Q
 
-from hub.core.store.claims import claim
+from hub.core.store.claims import claim, renew, update_if_held
 from hub.core.store.notification_models import Notification, NotificationKind, NotificationStatus
 from hub.core.workers import OnDemand
 from hub.protocol.clock import utcnow
 
 logger = logging.getLogger(__name__)
+
+LEASE = "claimed_until"  # the field a claim stamps; its value is also the claim's token
 
 
 class Outcome(StrEnum):
@@ -117,8 +124,14 @@ class OutboxWorker:
         for row in batch:
             if self._stopping:
                 break
+            if not await renew(row, LEASE, self._lease_end()):
+                logger.info("notification %s was taken over by another worker", row.id)
+                continue
             await self._deliver_one(row)
         return len(batch)
+
+    def _lease_end(self) -> datetime:
+        return utcnow() + timedelta(seconds=self.lease_s)
 
     async def _claim(self) -> list[Notification]:
         now = utcnow()
@@ -131,7 +144,7 @@ class OutboxWorker:
             due,
             order=("next_attempt_at", "id"),
             limit=self.batch_size,
-            lease={"claimed_until": now + timedelta(seconds=self.lease_s)},
+            lease={LEASE: now + timedelta(seconds=self.lease_s)},
         )
 
     async def _deliver_one(self, row: Notification) -> None:
@@ -156,10 +169,10 @@ class OutboxWorker:
                 due.isoformat(),
                 error,
             )
-            await Notification.filter(id=row.id).update(
+            await self._release(
+                row,
                 attempts=attempts,
                 next_attempt_at=due,
-                claimed_until=None,
                 last_error=f"{type(error).__name__}: {error}"[:2000],
             )
         else:
@@ -178,17 +191,28 @@ class OutboxWorker:
         if card_row is None:
             return False
         later = max(card_row.next_attempt_at, utcnow()) + timedelta(milliseconds=50)
-        await Notification.filter(id=row.id).update(next_attempt_at=later, claimed_until=None)
+        await self._release(row, next_attempt_at=later)
         return True
 
     async def _finish(self, row: Notification, status: NotificationStatus, error: str = "") -> None:
-        await Notification.filter(id=row.id).update(
+        await self._release(
+            row,
             status=status,
             attempts=row.attempts + 1,
-            claimed_until=None,
             sent_at=utcnow() if status is NotificationStatus.SENT else None,
             last_error=error[:2000],
         )
+
+    async def _release(self, row: Notification, **values: Any) -> None:
+        """Record what became of ``row`` and give up its lease, if this worker still holds
+        it; a worker that took the row over decides its fate instead."""
+        if not await update_if_held(row, LEASE, **values, **{LEASE: None}):
+            logger.warning(
+                "notification %s: the lease ran out during its delivery and another worker "
+                "took the row; it may be sent again (raise the outbox lease above the "
+                "delivery timeout)",
+                row.id,
+            )
 
 
 __all__ = ["Deliverer", "DeliveryRefused", "OutboxWorker", "Outcome", "RetryPolicy"]

@@ -7,6 +7,8 @@ import itertools
 from collections import Counter
 from datetime import UTC, datetime, timedelta
 
+import pytest
+
 from hub.core.ids import new_id
 from hub.core.notify.outbox import DeliveryRefused, OutboxWorker, Outcome, RetryPolicy
 from hub.core.store.notification_models import Notification, NotificationKind, NotificationStatus
@@ -104,3 +106,41 @@ async def test_a_crashed_workers_claim_expires(make_user) -> None:
 
     assert await OutboxWorker(deliver).run_once() == 1
     assert sent == [row_id]
+
+
+async def test_a_batch_that_outlasts_its_lease_leaves_the_rows_another_worker_took(
+    make_user, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A slow relay: worker A's lease ends while its first delivery hangs, worker B claims
+    the batch's rows; A must not deliver a row B holds, nor write over what B recorded."""
+    user, workspace = await make_user("ada")
+    first, *rest = await _rows(user.id, workspace.id, 3)
+    delivered: Counter[str] = Counter()
+    a_is_delivering = asyncio.Event()
+    b_has_delivered = asyncio.Event()
+
+    async def slow(row: Notification) -> Outcome:
+        delivered[row.id] += 1
+        a_is_delivering.set()
+        await b_has_delivered.wait()
+        return Outcome.SENT
+
+    async def fast(row: Notification) -> Outcome:
+        delivered[row.id] += 1
+        return Outcome.SENT
+
+    a = OutboxWorker(slow, batch_size=3, lease_s=0.2)
+    b = OutboxWorker(fast, batch_size=3, lease_s=60)
+    a_pass = asyncio.create_task(a.run_once())
+    await asyncio.wait_for(a_is_delivering.wait(), 5)
+    await asyncio.sleep(0.3)  # A's leases have all run out
+    assert await b.run_once() == 3
+    b_has_delivered.set()
+    assert await asyncio.wait_for(a_pass, 5) == 3
+    # A started the first row while it held it; the other two were B's when A reached them.
+    assert [delivered[row_id] for row_id in rest] == [1, 1]
+    rows = await Notification.filter(id__in=[first, *rest])
+    assert {row.status for row in rows} == {NotificationStatus.SENT}
+    assert all(row.attempts == 1 and row.claimed_until is None for row in rows)
+    # B's record of the first row stands: A's late finish was refused, and said so.
+    assert any("lease ran out" in record.getMessage() for record in caplog.records)
