@@ -407,6 +407,8 @@ async def _interaction_resolved(event: Event, connection: Connection) -> None:
     payload = event.payload
     interaction = await _answerable(event, connection)
     expiry_default = event.actor == policies.POLICY_ACTOR and payload.get("reason") == "expired"
+    if expiry_default:
+        _refuse_expiry_if_votes_decided(interaction)
     if policies.is_quorum(interaction) and not expiry_default:
         # A quorum card resolves only from its votes, never around them.
         decided = votes.decision(interaction)
@@ -454,6 +456,18 @@ async def _card_closed(interaction: Interaction, event: Event, connection: Conne
             await _save_moved(task, event, connection)
 
 
+def _refuse_expiry_if_votes_decided(interaction: Interaction) -> None:
+    """The votes a quorum card holds outrank its expiry. The clock reads a card, then a
+    deciding vote may commit before the clock's expiry step does: that step was planned
+    without the vote and must not stand; the clock's next pass resolves the card from them."""
+    if policies.is_quorum(interaction) and votes.decision(interaction) is not None:
+        raise Conflict(
+            f"Interaction {interaction.id} was decided by its votes before it expired.",
+            code="decided_by_votes",
+            hint="Nothing to do: the card resolves with what its votes decided.",
+        )
+
+
 @handlers.on("interaction.expired")
 async def _interaction_expired(event: Event, connection: Connection) -> None:
     interaction_id = _require(event.payload, "interactionId")
@@ -467,6 +481,7 @@ async def _interaction_expired(event: Event, connection: Connection) -> None:
     )
     if interaction is None:
         raise Conflict(f"Interaction {interaction_id} is not pending.", code="not_pending")
+    _refuse_expiry_if_votes_decided(interaction)
     interaction.status = InteractionStatus.EXPIRED
     interaction.policy_due_at = None
     await interaction.save(using_db=connection, update_fields=["status", "policy_due_at"])

@@ -190,6 +190,46 @@ async def test_the_clock_reminds_escalates_then_denies_a_high_risk_card(team) ->
         withdraw_surface("email")
 
 
+async def test_a_deciding_vote_outranks_an_expiry_planned_before_it(  # type: ignore[no-untyped-def]
+    team, monkeypatch
+) -> None:
+    """The clock read the card, then a deciding reject committed, then the clock's expiry
+    step (approve, by this policy) came: the votes' decision must stand."""
+    from hub.core.approvals import policy_clock
+    from hub.core.work import interactions
+
+    workspace, _, (ada, bo, cy) = team
+    expires = utcnow() + timedelta(seconds=30)
+    policy = {
+        "mode": "quorum",
+        "required": 2,
+        "approvers": [ada.id, bo.id, cy.id],
+        "onExpiry": "approve",
+    }
+    interaction_id, _ = await asked(workspace, policy=policy, expiresAt=expires.isoformat())
+    read_by_the_clock = await get_interaction(workspace.id, interaction_id)
+
+    async def not_yet(workspace_id: str, interaction_id: str) -> bool:
+        return False
+
+    # The window: the vote is in, its resolution (and the clock's own check) not yet.
+    monkeypatch.setattr(interactions, "resolve_if_decided", not_yet)
+    monkeypatch.setattr(policy_clock, "resolve_if_decided", not_yet)
+    await respond_to_interaction(
+        workspace.id, interaction_id, {"optionId": "reject"}, responder=actor(ada), via="web"
+    )
+    with pytest.raises(Conflict) as refused:
+        await policy_clock.take_due_step(read_by_the_clock, expires + timedelta(seconds=1))
+    assert refused.value.code == "decided_by_votes"
+    monkeypatch.undo()
+
+    await PolicyClock(now=lambda: expires + timedelta(seconds=2)).run_once()
+    decided = await get_interaction(workspace.id, interaction_id)
+    assert decided.status == "resolved" and decided.response is not None
+    assert decided.response["optionId"] == "reject"
+    assert [vote["optionId"] for vote in decided.response["votes"]] == ["reject"]
+
+
 async def test_a_low_risk_card_without_a_policy_just_expires(team) -> None:  # type: ignore[no-untyped-def]
     workspace, _, _ = team
     expires: datetime = utcnow() + timedelta(seconds=30)
