@@ -75,6 +75,10 @@ class Recipient:
     external_id: str | None = None
 
 
+async def _without_batches(*args: Any, **kwargs: Any) -> dict[str, Any]:
+    raise NotImplementedError("this ChannelContext was built without respond_to_batch")
+
+
 @dataclass
 class ChannelContext:
     """What the hub hands a channel: settings, link signing, the one decision path."""
@@ -85,6 +89,13 @@ class ChannelContext:
     card_link: Callable[..., str]
     # respond(card, recipient, response, via) → the resolved card; raises the core's errors.
     respond: Callable[..., Awaitable[Card]]
+    # respond_to_batch(workspace_id, task_id, items, recipient, via) → {batchId, taskId,
+    # items}: several cards of one task answered together, each as ``respond`` would answer
+    # it; raises the core's errors. Keyword-only with a default: a context built without it
+    # still builds (and refuses batches).
+    respond_to_batch: Callable[..., Awaitable[dict[str, Any]]] = field(
+        kw_only=True, default=_without_batches
+    )
     # recipient(user_id, surface) → the Recipient as that surface reaches them.
     recipient: Callable[[str, str], Awaitable[Recipient]]
     extra: dict[str, Any] = field(default_factory=dict)

@@ -10,7 +10,9 @@ ones, registers their blueprints and the link pages, and while the hub serves:
 
 ``ChannelRuntime`` is also what a channel receives, through ``ChannelContext``, to answer a
 card: ``respond`` is the one decision path (``respond_to_interaction``) plus a membership
-check, and ``card_link`` signs links to the web card.
+check, ``respond_to_batch`` the same for several cards of a task at once
+(``respond_to_batch`` of ``hub.core.work.batch_answers``), and ``card_link`` signs links to
+the web card.
 """
 
 from __future__ import annotations
@@ -40,6 +42,7 @@ from hub.core.notify.preferences import Surface, declare_surface, settings_for, 
 from hub.core.people.accounts import require_membership
 from hub.core.store.models import User
 from hub.core.store.notification_models import ChannelAccount, Notification, NotificationKind
+from hub.core.work import batch_answers
 from hub.core.work.interactions import respond_to_interaction
 from hub.host.settings import settings_of
 from hub.protocol.clock import iso
@@ -72,6 +75,7 @@ class ChannelRuntime:
             settings=settings,
             card_link=self.card_link,
             respond=self.respond,
+            respond_to_batch=self.respond_to_batch,
             recipient=self.recipient_by_id,
         )
         classes = available_channels() if channel_classes is None else channel_classes
@@ -210,12 +214,27 @@ class ChannelRuntime:
         self, card: Card, recipient: Recipient, response: dict[str, Any], *, via: str
     ) -> Card:
         """Answer ``card`` as ``recipient`` through the core's one decision path."""
-        user = await User.get(id=recipient.user_id)
-        await require_membership(user, card.workspace_id)
+        user = await _member(recipient, card.workspace_id)
         interaction = await respond_to_interaction(
             card.workspace_id, card.id, response, responder=f"user:{user.id}", via=via
         )
         return await build_card(interaction)
+
+    async def respond_to_batch(
+        self,
+        workspace_id: str,
+        task_id: str,
+        items: list[batch_answers.BatchItem],
+        recipient: Recipient,
+        *,
+        via: str,
+    ) -> dict[str, Any]:
+        """Answer several cards of task ``task_id`` as ``recipient``, each item through the
+        same decision path as ``respond``: ``{batchId, taskId, items: [outcome]}``."""
+        user = await _member(recipient, workspace_id)
+        return await batch_answers.respond_to_batch(
+            workspace_id, task_id, items, responder=f"user:{user.id}", via=via
+        )
 
     async def link_account(self, user_id: str, surface: str) -> dict[str, Any]:
         """A one-time link for ``user_id`` to link their account on ``surface`` (Telegram):
@@ -234,6 +253,14 @@ class ChannelRuntime:
             )
         token, expires_at = await create_link_token(user_id, surface)
         return {"token": token, "url": await deep_link(token), "expiresAt": iso(expires_at)}
+
+
+async def _member(recipient: Recipient, workspace_id: str) -> User:
+    """The person answering, once it is known they still belong to the workspace: a card
+    or link sent earlier may reach someone who has since left it."""
+    user = await User.get(id=recipient.user_id)
+    await require_membership(user, workspace_id)
+    return user
 
 
 def runtime_of(app: Quart) -> ChannelRuntime:
