@@ -2,16 +2,15 @@
 
 Once two or more approvals of one task have reached a person's chat, a batch message lists
 them with "Approve all (N)" / "Reject all (N)". A press decides exactly the cards that
-message listed, through ``respond_to_batch`` (so each is checked and recorded as if
-answered alone); a newer card of the task brings a new batch message and retires the old
-one. If any listed card is high risk, "approve all" first asks for a confirming tap, as a
-single high-risk card does. The message is edited to each card's outcome as they are
-decided, here or anywhere else; the single cards' messages are edited by the outbox's
-"decided" updates like any other.
+message listed, through ``ChannelContext.respond_to_batch`` (so each is checked and
+recorded as if answered alone); a newer card of the task brings a new batch message and
+retires the old one. If any listed card is high risk, "approve all" first asks for a
+confirming tap, as a single high-risk card does. The message is edited to each card's
+outcome as they are decided, here or anywhere else; the single cards' messages are edited
+by the outbox's "decided" updates like any other.
 
-Callback data is ``batch:<id>:<action>`` — the ``DeliveredBatch``'s 8-character opaque id
-and one letter (``a`` approve all, ``c`` confirm it, ``r`` reject all, ``x`` take a
-pending confirmation back): short, and meaningless without the row it names.
+Callback data is ``batch:<id>:<action>`` (``hub.channels.telegram.callbacks``): the
+``DeliveredBatch``'s opaque id and a ``BatchAction`` code.
 """
 
 from __future__ import annotations
@@ -24,12 +23,12 @@ from telegram import InlineKeyboardButton, InlineKeyboardMarkup
 
 from hub.channels.base import ChannelContext, Recipient
 from hub.channels.cards import Card, load_card
-from hub.channels.telegram.edits import edit_message
+from hub.channels.telegram.callbacks import BatchAction, batch_data, parse_batch
+from hub.channels.telegram.edits import edit_message, note_pressed_message
 from hub.channels.wording import outcome_text, risk_text
 from hub.core.errors import HubError
 from hub.core.notify.channel_accounts import account_for_identity
-from hub.core.people.accounts import require_membership
-from hub.core.store.models import Interaction, Task, User
+from hub.core.store.models import Interaction, Task
 from hub.core.store.notification_models import DeliveredBatch, DeliveredCard
 from hub.core.work.batch_answers import (
     APPROVE,
@@ -38,7 +37,6 @@ from hub.core.work.batch_answers import (
     Outcome,
     answer_for,
     batchable_cards,
-    respond_to_batch,
 )
 from hub.core.work.interactions import list_interactions
 from hub.i18n import gettext as _
@@ -46,7 +44,6 @@ from hub.i18n import speaking
 from hub.protocol.clock import utcnow
 from hub.protocol.interactions import InteractionCard
 
-PREFIX = "batch:"
 SURFACE = "telegram"
 
 
@@ -178,17 +175,18 @@ class BatchMessages:
 
     async def on_press(self, query: Any, data: str) -> tuple[str, bool]:
         """A press on a batch message → the text to answer it with, and whether as an alert."""
-        batch_id, _colon, action = data.removeprefix(PREFIX).partition(":")
+        batch_id, action = parse_batch(data)
         row = await DeliveredBatch.filter(id=batch_id, surface=SURFACE).first()
         if row is None:
             return _("This card is no longer here."), True
-        if query.message is not None and not row.external_id:
-            row.address, row.external_id = str(query.message.chat_id), str(query.message.message_id)
+        note_pressed_message(row, query)
         recipient = await self.context.recipient(row.user_id, SURFACE)
         with speaking(recipient.language):
-            return await self._act_on_press(query, row, action)
+            return await self._act_on_press(query, row, recipient, action)
 
-    async def _act_on_press(self, query: Any, row: DeliveredBatch, action: str) -> tuple[str, bool]:
+    async def _act_on_press(
+        self, query: Any, row: DeliveredBatch, recipient: Recipient, action: str
+    ) -> tuple[str, bool]:
         account = await account_for_identity(SURFACE, str(query.from_user.id))
         if account is None or account.user_id != row.user_id:
             return _("This card is for someone else."), True
@@ -198,53 +196,61 @@ class BatchMessages:
         if not pending:
             await self._draw(row)
             return _("All of these are decided."), True
-        if action == "a":
+        if action == BatchAction.APPROVE_ALL:
             if any(card.is_high_risk for card in pending):
                 row.state = {"confirm": APPROVE}
                 await self._draw(row)
                 return _("Tap again to confirm."), False
-            return await self._decide(row, pending, APPROVE)
-        if action == "c":
+            return await self._decide(row, recipient, pending, APPROVE)
+        if action == BatchAction.CONFIRM:
             if row.state.get("confirm") != APPROVE:
                 return _("Tap again to confirm."), True
-            return await self._decide(row, pending, APPROVE)
-        if action == "r":  # a "no" never needs a second tap
-            return await self._decide(row, pending, REJECT)
-        if action == "x":
+            return await self._decide(row, recipient, pending, APPROVE)
+        if action == BatchAction.REJECT_ALL:  # a "no" never needs a second tap
+            return await self._decide(row, recipient, pending, REJECT)
+        if action == BatchAction.CANCEL:
             row.state = {}
             await self._draw(row)
             return _("Not answered."), False
         return _("This card is no longer here."), True
 
     async def _decide(
-        self, row: DeliveredBatch, pending: list[Card], option_id: str
+        self, row: DeliveredBatch, recipient: Recipient, pending: list[Card], option_id: str
     ) -> tuple[str, bool]:
-        interactions = await Interaction.filter(id__in=[card.id for card in pending])
-        shown = await _shown_action_hashes(row)
-        items = [
-            BatchItem(
-                i.id,
-                answer_for(InteractionCard.model_validate(i.payload), option_id, shown.get(i.id)),
-            )
-            for i in sorted(interactions, key=lambda i: row.interaction_ids.index(i.id))
-        ]
+        items = await _items(row, pending, option_id)
         try:
-            user = await User.get(id=row.user_id)
-            await require_membership(user, row.workspace_id)
-            result = await respond_to_batch(
-                row.workspace_id, row.task_id, items, responder=f"user:{user.id}", via=SURFACE
+            result = await self.context.respond_to_batch(
+                row.workspace_id, row.task_id, items, recipient, via=SURFACE
             )
         except HubError as error:
             return error.message, True
         finally:
             row.state = {}
             await self._draw(row)
-        outcomes = [item["outcome"] for item in result["items"]]
-        answer = _("Recorded %(count)s answers.", count=outcomes.count(Outcome.DECIDED))
-        others = len(outcomes) - outcomes.count(Outcome.DECIDED)
-        if others:
-            answer += " " + _("%(count)s were decided elsewhere first.", count=others)
-        return answer, False
+        return _recorded(result), False
+
+
+async def _items(row: DeliveredBatch, pending: list[Card], option_id: str) -> list[BatchItem]:
+    """``option_id`` on each pending card, in the order the message listed them."""
+    interactions = await Interaction.filter(id__in=[card.id for card in pending])
+    shown = await _shown_action_hashes(row)
+    return [
+        BatchItem(
+            i.id,
+            answer_for(InteractionCard.model_validate(i.payload), option_id, shown.get(i.id)),
+        )
+        for i in sorted(interactions, key=lambda i: row.interaction_ids.index(i.id))
+    ]
+
+
+def _recorded(result: dict[str, Any]) -> str:
+    """What the batch did, counting the cards someone else decided first apart."""
+    outcomes = [item["outcome"] for item in result["items"]]
+    answer = _("Recorded %(count)s answers.", count=outcomes.count(Outcome.DECIDED))
+    others = len(outcomes) - outcomes.count(Outcome.DECIDED)
+    if others:
+        answer += " " + _("%(count)s were decided elsewhere first.", count=others)
+    return answer
 
 
 async def _shown_action_hashes(row: DeliveredBatch) -> dict[str, str]:
@@ -257,20 +263,20 @@ async def _shown_action_hashes(row: DeliveredBatch) -> dict[str, str]:
 
 
 def _keyboard(row: DeliveredBatch, count: int) -> InlineKeyboardMarkup:
-    def button(label: str, action: str) -> list[InlineKeyboardButton]:
-        return [InlineKeyboardButton(label, callback_data=f"{PREFIX}{row.id}:{action}")]
+    def button(label: str, action: BatchAction) -> list[InlineKeyboardButton]:
+        return [InlineKeyboardButton(label, callback_data=batch_data(row.id, action))]
 
     if row.state.get("confirm") == APPROVE:
         return InlineKeyboardMarkup(
             [
-                button(_("⛔ Yes, approve all (%(count)s)", count=count), "c"),
-                button(_("↩️ Cancel"), "x"),
+                button(_("⛔ Yes, approve all (%(count)s)", count=count), BatchAction.CONFIRM),
+                button(_("↩️ Cancel"), BatchAction.CANCEL),
             ]
         )
     return InlineKeyboardMarkup(
         [
-            button(_("✅ Approve all (%(count)s)", count=count), "a"),
-            button(_("✖️ Reject all (%(count)s)", count=count), "r"),
+            button(_("✅ Approve all (%(count)s)", count=count), BatchAction.APPROVE_ALL),
+            button(_("✖️ Reject all (%(count)s)", count=count), BatchAction.REJECT_ALL),
         ]
     )
 

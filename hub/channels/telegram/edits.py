@@ -11,6 +11,8 @@ from typing import Any
 
 from telegram.error import BadRequest
 
+from hub.core.store.notification_models import DeliveredBatch, DeliveredCard
+
 
 async def edit_message(bot: Any, address: str, message_id: str, body: str, markup: Any) -> None:
     """Replace the text and buttons of message ``message_id`` in chat ``address``."""
@@ -37,6 +39,13 @@ async def edit_buttons(bot: Any, address: str, message_id: str, markup: Any) -> 
     except BadRequest as error:
         if not _unchanged(error):
             raise
+
+
+def note_pressed_message(row: DeliveredCard | DeliveredBatch, query: Any) -> None:
+    """Pressed before the delivery finished recording where the message is: the press says
+    it, so a redraw after the press edits the right message."""
+    if query.message is not None and not row.external_id:
+        row.address, row.external_id = str(query.message.chat_id), str(query.message.message_id)
 
 
 def _unchanged(error: BadRequest) -> bool:

@@ -1,16 +1,9 @@
 """Cards as Telegram messages: HTML text and an inline keyboard of short callback data.
 
-Callback data is ``<card>:<action>[:<n>]`` — the ``DeliveredCard``'s 8-character opaque id,
-one letter, and an option's position — well under Telegram's 64 bytes whatever the option
-ids are, and meaningless without the server-side row it names:
-
-* ``o:n`` pick option n (a high-risk approval first asks ``c:n`` to confirm; a review's
-  "request changes" first asks for a comment by forced reply)
-* ``c:n`` confirm option n, ``x`` take the pending confirmation back
-* ``t:n`` tick/untick option n of a multi-select, ``s`` submit the ticks
-
-A message answering several cards at once has its own ``batch:`` data
-(``hub.channels.telegram.batches``).
+The buttons' data is ``<card>:<action>[:<n>]`` (``hub.channels.telegram.callbacks``): the
+``DeliveredCard``'s opaque id, an action code and an option's position — well under
+Telegram's 64 bytes whatever the option ids are. A message answering several cards at once
+has its own ``batch:`` data (``hub.channels.telegram.batches``).
 
 Everything here speaks the language in effect: the channel sets it to the recipient's.
 """
@@ -25,6 +18,7 @@ from telegram import ForceReply, InlineKeyboardButton, InlineKeyboardMarkup
 from hub.channels.action_view import ActionView
 from hub.channels.base import Capabilities, Recipient
 from hub.channels.cards import Card, Notice
+from hub.channels.telegram.callbacks import CardAction, card_data
 from hub.channels.wording import (
     agent_text,
     outcome_text,
@@ -134,10 +128,6 @@ def _fingerprint(action: ActionView) -> str:
     return shown
 
 
-def _button(label: str, data: str) -> InlineKeyboardButton:
-    return InlineKeyboardButton(label, callback_data=data)
-
-
 def card_keyboard(
     card: Card, short_id: str, state: dict[str, Any], web_link: str | None
 ) -> InlineKeyboardMarkup | ForceReply | None:
@@ -156,29 +146,45 @@ def card_keyboard(
         )
     if card.takes_text:
         return ForceReply(input_field_placeholder=(card.input.placeholder if card.input else None))
-    confirming = state.get("confirm")
-    if confirming is not None:
-        label = card.options[confirming].label
-        return InlineKeyboardMarkup(
-            [
-                [_button(_("✅ Yes: %(label)s", label=label), f"{short_id}:c:{confirming}")],
-                [_button(_("↩️ Cancel"), f"{short_id}:x")],
-            ]
-        )
+    if state.get("confirm") is not None:
+        return _confirming(card, short_id, state["confirm"])
     if card.multiple:
-        ticked = set(state.get("ticked") or [])
-        rows = [
-            [_button(("☑️ " if i in ticked else "⬜ ") + o.label, f"{short_id}:t:{i}")]
-            for i, o in enumerate(card.options)
+        return _ticks(card, short_id, set(state.get("ticked") or []))
+    return _options(card, short_id, state.get("editLink"))
+
+
+def _row(
+    label: str, short_id: str, action: CardAction, index: int | None = None
+) -> list[InlineKeyboardButton]:
+    """A row of one button, pressing ``action`` (on option ``index``) of this card."""
+    return [InlineKeyboardButton(label, callback_data=card_data(short_id, action, index))]
+
+
+def _confirming(card: Card, short_id: str, index: int) -> InlineKeyboardMarkup:
+    label = _("✅ Yes: %(label)s", label=card.options[index].label)
+    return InlineKeyboardMarkup(
+        [
+            _row(label, short_id, CardAction.CONFIRM, index),
+            _row(_("↩️ Cancel"), short_id, CardAction.CANCEL),
         ]
-        rows.append([_button(_("Submit (%(count)s)", count=len(ticked)), f"{short_id}:s")])
-        return InlineKeyboardMarkup(rows)
+    )
+
+
+def _ticks(card: Card, short_id: str, ticked: set[int]) -> InlineKeyboardMarkup:
     rows = [
-        [_button(_option_label(card, i), f"{short_id}:o:{i}")] for i in range(len(card.options))
+        _row(("☑️ " if i in ticked else "⬜ ") + o.label, short_id, CardAction.TICK, i)
+        for i, o in enumerate(card.options)
     ]
-    if state.get("editLink"):
-        label = _("Edit and approve on the web")
-        rows.append([InlineKeyboardButton(label, url=state["editLink"])])
+    rows.append(_row(_("Submit (%(count)s)", count=len(ticked)), short_id, CardAction.SUBMIT))
+    return InlineKeyboardMarkup(rows)
+
+
+def _options(card: Card, short_id: str, edit_link: str | None) -> InlineKeyboardMarkup:
+    rows = [
+        _row(_option_label(card, i), short_id, CardAction.PICK, i) for i in range(len(card.options))
+    ]
+    if edit_link:
+        rows.append([InlineKeyboardButton(_("Edit and approve on the web"), url=edit_link)])
     return InlineKeyboardMarkup(rows)
 
 
