@@ -11,15 +11,15 @@ recipient's language, and the card's outcome when there is one.
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, Protocol
 
-from quart import Blueprint, Quart, render_template, request
+from quart import Blueprint, Quart, current_app, render_template, request
 from tortoise.exceptions import IntegrityError
 
 from hub.channels.action_view import FIELD_PREFIX, edits_from_form
 from hub.channels.base import Recipient
 from hub.channels.cards import Card, load_card
-from hub.channels.links import CardLink, LinkError, address_digest
+from hub.channels.links import CardLink, LinkError, LinkSigner, address_digest
 from hub.channels.wording import (
     agent_text,
     already_decided_text,
@@ -49,6 +49,28 @@ _STATUS = {
 }
 
 
+# app.extensions[_ANSWERING]: what answers through these pages (``init_app``).
+_ANSWERING = "lineup.channels.card_links"
+
+
+class LinkAnswering(Protocol):
+    """What the link pages need of the channel runtime, which attaches them: reading a
+    signed link, reaching its person, and the one decision path."""
+
+    signer: LinkSigner
+
+    async def recipient(self, user: User, surface: str) -> Recipient: ...
+
+    async def respond(
+        self, card: Card, recipient: Recipient, response: dict[str, Any], *, via: str
+    ) -> Card: ...
+
+
+def _answering() -> LinkAnswering:
+    answering: LinkAnswering = current_app.extensions[_ANSWERING]
+    return answering
+
+
 class _Refused(Exception):
     """A link that cannot be used. ``language`` is the recipient's once the link names one;
     before that (a link cut short) the page speaks the browser's language."""
@@ -73,11 +95,7 @@ def _reason_text(reason: str) -> str:
 
 
 async def _open(token: str) -> tuple[CardLink, Recipient, Card]:
-    from quart import current_app
-
-    from hub.channels.runtime import runtime_of
-
-    runtime = runtime_of(current_app)
+    runtime = _answering()
     try:
         link = runtime.signer.read(token)
     except LinkError as error:
@@ -167,10 +185,6 @@ async def decide(token: str) -> tuple[str, int]:
 
 
 async def _decide(link: CardLink, recipient: Recipient, card: Card) -> tuple[str, int]:
-    from quart import current_app
-
-    from hub.channels.runtime import runtime_of
-
     language = recipient.language
     if await UsedLink.filter(nonce=link.nonce).exists():
         return await _problem(_Refused("link_used", language, card))
@@ -189,7 +203,7 @@ async def _decide(link: CardLink, recipient: Recipient, card: Card) -> tuple[str
         )
     except IntegrityError:
         return await _problem(_Refused("link_used", language, card))
-    runtime = runtime_of(current_app)
+    runtime = _answering()
     try:
         card = await runtime.respond(card, recipient, response, via=link.via)
     except InvalidInput as error:
@@ -254,5 +268,6 @@ def _response(card: Card, link: CardLink, form: Any) -> dict[str, Any]:
     return answer
 
 
-def init_app(app: Quart) -> None:
+def init_app(app: Quart, answering: LinkAnswering) -> None:
+    app.extensions[_ANSWERING] = answering
     app.register_blueprint(blueprint)

@@ -26,6 +26,7 @@ from typing import Any
 
 from quart import Quart
 
+from hub.channels import pages
 from hub.channels.base import Channel, ChannelContext, DeliveryRefused, Recipient
 from hub.channels.cards import Card, build_card, load_card, load_notice
 from hub.channels.invitations import load_invitation_mail
@@ -269,12 +270,10 @@ def runtime_of(app: Quart) -> ChannelRuntime:
 
 
 def init_app(app: Quart) -> None:
-    from hub.channels import pages
-
     settings: Settings = settings_of(app)
     runtime = ChannelRuntime(settings)
     app.extensions[EXTENSION] = runtime
-    pages.init_app(app)
+    pages.init_app(app, runtime)
     for channel in runtime.channels.values():
         blueprint = channel.blueprint()
         if blueprint is not None:
