@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from hypercorn.typing import ASGIFramework, ASGIReceiveCallable, ASGISendCallable, Scope
+from mcp.server.mcpserver import MCPServer
 from mcp.server.transport_security import TransportSecuritySettings
 from starlette.types import ASGIApp
 
@@ -131,13 +132,9 @@ class McpOverHttp:
             raise HubError("The hub's agent gateway did not answer in time.") from None
         stop = asyncio.Event()
         started = asyncio.Event()
-
-        async def run() -> None:
-            async with server.session_manager.run():
-                started.set()
-                await stop.wait()
-
-        runner = asyncio.create_task(run(), name=f"mcp-http-{key[:8]}")
+        runner = asyncio.create_task(
+            _serve_sessions(server, started, stop), name=f"mcp-http-{key[:8]}"
+        )
         await started.wait()
         logger.info("MCP over HTTP: agent %s online", agent.agent_id)
         return _Served(agent, app, runner, stop)
@@ -163,13 +160,7 @@ class McpOverHttp:
     @contextlib.asynccontextmanager
     async def running(self) -> AsyncIterator[None]:
         """Close idle agents while serving; close every one before the hub stops."""
-
-        async def sweep() -> None:
-            while True:
-                await asyncio.sleep(min(5.0, self.settings.mcp_idle_s / 4))
-                await self.close_idle()
-
-        sweeper = asyncio.create_task(sweep(), name="mcp-http-idle")
+        sweeper = asyncio.create_task(self._sweep_idle(), name="mcp-http-idle")
         try:
             yield
         finally:
@@ -177,6 +168,20 @@ class McpOverHttp:
             with contextlib.suppress(asyncio.CancelledError):
                 await sweeper
             await self.close_all()
+
+    async def _sweep_idle(self) -> None:
+        while True:
+            await asyncio.sleep(min(5.0, self.settings.mcp_idle_s / 4))
+            await self.close_idle()
+
+
+async def _serve_sessions(
+    server: MCPServer[Toolbox], started: asyncio.Event, stop: asyncio.Event
+) -> None:
+    """Run ``server``'s MCP sessions (and its lifespan) from ``started`` until ``stop``."""
+    async with server.session_manager.run():
+        started.set()
+        await stop.wait()
 
 
 async def _close(served: _Served) -> None:

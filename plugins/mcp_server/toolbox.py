@@ -7,9 +7,12 @@ becomes a tool error the model can read (what went wrong and what to do instead)
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from typing import Annotated, Any
 
+from mcp.server.mcpserver import Context
 from mcp.server.mcpserver.exceptions import ToolError
 from pydantic import Field
 
@@ -33,6 +36,22 @@ class Toolbox:
     ) -> Toolbox:
         """Call before the agent starts, so no downlink passes before the handlers exist."""
         return cls(agent, Decisions(agent, progress_every_s), Worklog(agent), wait_s)
+
+    @asynccontextmanager
+    async def lifespan(self, _server: object) -> AsyncIterator[Toolbox]:
+        """The MCP server's lifespan: its state, which each tool call finds in its Context,
+        is this toolbox."""
+        yield self
+
+
+# The hub serves many agents in one process, each with its own server: a tool finds its
+# agent through the call's Context, never through anything the servers share.
+ToolContext = Context[Toolbox, Any]
+
+
+def toolbox_of(ctx: ToolContext) -> Toolbox:
+    """The toolbox of the server that took this call."""
+    return ctx.request_context.lifespan_context
 
 
 TaskId = Annotated[

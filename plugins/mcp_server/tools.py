@@ -1,17 +1,22 @@
 """The MCP server of one hub agent: its instructions, tools and resources.
 
 The same server is built for ``lineup mcp`` on stdio and for each credential on the hub's
-``/mcp/``: the asking tools (``asking.py``) and the work tools and resources (``work.py``),
-bound to one ``Toolbox``.
+``/mcp/``: the asking tools (``asking.py``), get_decision (``answers.py``), the work tools
+(``work.py``) and the resources (``resources.py``), all reaching one ``Toolbox``.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 from mcp.server.mcpserver import MCPServer
 
-from plugins.mcp_server.asking import add_asking_tools
+from plugins.mcp_server.answers import get_decision
+from plugins.mcp_server.asking import ASKING_TOOLS
+from plugins.mcp_server.resources import add_resources
 from plugins.mcp_server.toolbox import Toolbox
-from plugins.mcp_server.work import add_work_tools
+from plugins.mcp_server.work import WORK_TOOLS
 
 INSTRUCTIONS = """\
 You are connected to LineUp Hub, where the person supervising you sees your work and
@@ -25,11 +30,21 @@ For longer work, start_task, report_progress as you go, and finish_task at the e
 person can follow along."""
 
 
-def build_server(box: Toolbox, name: str = "lineup") -> MCPServer:
-    server: MCPServer = MCPServer(name, instructions=INSTRUCTIONS, log_level="WARNING")
-    add_asking_tools(server, box)
-    add_work_tools(server, box)
+TOOLS = (*ASKING_TOOLS, get_decision, *WORK_TOOLS)
+
+
+def build_server(box: Toolbox, name: str = "lineup") -> MCPServer[Toolbox]:
+    server = MCPServer(name, instructions=INSTRUCTIONS, log_level="WARNING", lifespan=box.lifespan)
+    for tool in TOOLS:
+        server.add_tool(tool, description=_description(tool))
+    add_resources(server, box)
     return server
+
+
+def _description(tool: Callable[..., Any]) -> str:
+    # A tool's description is its docstring, indented as clients have always been served
+    # it (eight spaces, not four): what a model reads stays the same, byte for byte.
+    return (tool.__doc__ or "").replace("\n    ", "\n        ")
 
 
 __all__ = ["INSTRUCTIONS", "Toolbox", "build_server"]

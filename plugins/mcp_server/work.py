@@ -1,5 +1,4 @@
-"""The tools that show the person the agent's work: tasks, messages, artifacts; and the
-resources listing the agent's open tasks and unanswered requests.
+"""The tools that show the person the agent's work: tasks, messages, artifacts.
 
 Tasks come from two places: a person assigns one in the hub (it arrives as a downlink and
 is listed in ``lineup://tasks/open``), or the agent starts one with ``start_task``.
@@ -7,124 +6,115 @@ is listed in ``lineup://tasks/open``), or the agent starts one with ``start_task
 
 from __future__ import annotations
 
-import json
 from typing import Annotated, Any, Literal
 
-from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from pydantic import Field
 
-from plugins.mcp_server.toolbox import TaskId, Toolbox, checked, task_of
+from plugins.mcp_server.toolbox import TaskId, ToolContext, checked, task_of, toolbox_of
 
 
-def add_work_tools(server: MCPServer, box: Toolbox) -> None:
-    @server.tool()
-    async def start_task(
-        title: Annotated[str, Field(min_length=1, max_length=500)],
-        description: Annotated[str, Field("", max_length=10_000)] = "",
-        task_id: Annotated[
-            str | None,
-            Field(None, description="Start a task a person assigned to you, instead of a new one."),
-        ] = None,
-        conversation_id: Annotated[
-            str | None, Field(None, description="Conversation the task belongs to, if any.")
-        ] = None,
-    ) -> dict[str, Any]:
-        """Show the person a task you are working on; returns its taskId (status running).
+async def start_task(
+    title: Annotated[str, Field(min_length=1, max_length=500)],
+    ctx: ToolContext,
+    description: Annotated[str, Field("", max_length=10_000)] = "",
+    task_id: Annotated[
+        str | None,
+        Field(None, description="Start a task a person assigned to you, instead of a new one."),
+    ] = None,
+    conversation_id: Annotated[
+        str | None, Field(None, description="Conversation the task belongs to, if any.")
+    ] = None,
+) -> dict[str, Any]:
+    """Show the person a task you are working on; returns its taskId (status running).
 
-        Use its taskId with report_progress, finish_task and the asking tools.
-        """
-        if task_id:
-            task = task_of(box, task_id)
-            await checked(box.worklog.accept(task))
-        else:
-            task = await checked(box.worklog.start(title, description, conversation_id))
-        return task.wire()
-
-    @server.tool()
-    async def report_progress(
-        task_id: Annotated[str, Field(description="The task's id.")],
-        summary: Annotated[
-            str, Field(min_length=1, max_length=2000, description="One line: where you are.")
-        ],
-        percent: Annotated[int | None, Field(None, ge=0, le=100)] = None,
-    ) -> dict[str, Any]:
-        """Tell the person how a running task is going."""
+    Use its taskId with report_progress, finish_task and the asking tools.
+    """
+    box = toolbox_of(ctx)
+    if task_id:
         task = task_of(box, task_id)
-        await checked(box.worklog.report(task, "running", progress=percent, summary=summary))
-        return task.wire()
+        await checked(box.worklog.accept(task))
+    else:
+        task = await checked(box.worklog.start(title, description, conversation_id))
+    return task.wire()
 
-    @server.tool()
-    async def finish_task(
-        task_id: Annotated[str, Field(description="The task's id.")],
-        outcome: Annotated[
-            Literal["succeeded", "failed", "cancelled"], Field(description="How it ended.")
-        ] = "succeeded",
-        summary: Annotated[str | None, Field(None, max_length=2000)] = None,
-        error: Annotated[
-            str | None, Field(None, max_length=10_000, description="What went wrong, if failed.")
-        ] = None,
-    ) -> dict[str, Any]:
-        """End a task: succeeded, failed (say why in error) or cancelled."""
-        task = task_of(box, task_id)
-        progress = 100 if outcome == "succeeded" else None
-        await checked(
-            box.worklog.report(task, outcome, progress=progress, summary=summary, error=error)
-        )
-        return task.wire()
 
-    @server.tool()
-    async def post_message(
-        content: Annotated[str, Field(min_length=1, max_length=200_000)],
-        task_id: TaskId = None,
-        conversation_id: Annotated[str | None, Field(None)] = None,
-    ) -> dict[str, Any]:
-        """Write a message to the person in a conversation (the task's, if you name a task)."""
-        conversation = conversation_id
-        if task_id and not conversation:
-            conversation = task_of(box, task_id).conversation_id
-        if not conversation:
-            raise ToolError(
-                "conversation_required: this task has no conversation. Name a "
-                "conversation_id, or use report_progress to tell the person how a task goes."
-            )
-        message_id = await checked(
-            box.agent.post_message(conversation, content, task_id=task_id or None)
-        )
-        return {"messageId": message_id, "conversationId": conversation}
+async def report_progress(
+    task_id: Annotated[str, Field(description="The task's id.")],
+    summary: Annotated[
+        str, Field(min_length=1, max_length=2000, description="One line: where you are.")
+    ],
+    ctx: ToolContext,
+    percent: Annotated[int | None, Field(None, ge=0, le=100)] = None,
+) -> dict[str, Any]:
+    """Tell the person how a running task is going."""
+    box = toolbox_of(ctx)
+    task = task_of(box, task_id)
+    await checked(box.worklog.report(task, "running", progress=percent, summary=summary))
+    return task.wire()
 
-    @server.tool()
-    async def add_artifact(
-        name: Annotated[str, Field(min_length=1, max_length=500)],
-        url: Annotated[
-            str, Field(min_length=1, max_length=2000, description="Where the result lives.")
-        ],
-        task_id: TaskId = None,
-        mime_type: Annotated[str | None, Field(None, max_length=200)] = None,
-        summary: Annotated[str | None, Field(None, max_length=2000)] = None,
-    ) -> dict[str, Any]:
-        """Attach a result (a report, a build, a pull request) to a task for the person."""
-        artifact_id = await checked(
-            box.agent.add_artifact(
-                name, url, task_id=task_id or None, mime_type=mime_type, summary=summary
-            )
-        )
-        return {"artifactId": artifact_id, "taskId": task_id}
 
-    @server.resource(
-        "lineup://tasks/open",
-        name="open-tasks",
-        description="Tasks this agent is working on or was assigned and has not finished.",
-        mime_type="application/json",
+async def finish_task(
+    task_id: Annotated[str, Field(description="The task's id.")],
+    ctx: ToolContext,
+    outcome: Annotated[
+        Literal["succeeded", "failed", "cancelled"], Field(description="How it ended.")
+    ] = "succeeded",
+    summary: Annotated[str | None, Field(None, max_length=2000)] = None,
+    error: Annotated[
+        str | None, Field(None, max_length=10_000, description="What went wrong, if failed.")
+    ] = None,
+) -> dict[str, Any]:
+    """End a task: succeeded, failed (say why in error) or cancelled."""
+    box = toolbox_of(ctx)
+    task = task_of(box, task_id)
+    progress = 100 if outcome == "succeeded" else None
+    await checked(
+        box.worklog.report(task, outcome, progress=progress, summary=summary, error=error)
     )
-    def open_tasks() -> str:
-        return json.dumps([task.wire() for task in box.worklog.open_tasks()])
+    return task.wire()
 
-    @server.resource(
-        "lineup://interactions/pending",
-        name="pending-interactions",
-        description="Requests this agent made that nobody has answered yet (their handles).",
-        mime_type="application/json",
+
+async def post_message(
+    content: Annotated[str, Field(min_length=1, max_length=200_000)],
+    ctx: ToolContext,
+    task_id: TaskId = None,
+    conversation_id: Annotated[str | None, Field(None)] = None,
+) -> dict[str, Any]:
+    """Write a message to the person in a conversation (the task's, if you name a task)."""
+    box = toolbox_of(ctx)
+    conversation = conversation_id
+    if task_id and not conversation:
+        conversation = task_of(box, task_id).conversation_id
+    if not conversation:
+        raise ToolError(
+            "conversation_required: this task has no conversation. Name a "
+            "conversation_id, or use report_progress to tell the person how a task goes."
+        )
+    message_id = await checked(
+        box.agent.post_message(conversation, content, task_id=task_id or None)
     )
-    def pending_interactions() -> str:
-        return json.dumps([asked.summary() for asked in box.decisions.pending.values()])
+    return {"messageId": message_id, "conversationId": conversation}
+
+
+async def add_artifact(
+    name: Annotated[str, Field(min_length=1, max_length=500)],
+    url: Annotated[
+        str, Field(min_length=1, max_length=2000, description="Where the result lives.")
+    ],
+    ctx: ToolContext,
+    task_id: TaskId = None,
+    mime_type: Annotated[str | None, Field(None, max_length=200)] = None,
+    summary: Annotated[str | None, Field(None, max_length=2000)] = None,
+) -> dict[str, Any]:
+    """Attach a result (a report, a build, a pull request) to a task for the person."""
+    box = toolbox_of(ctx)
+    artifact_id = await checked(
+        box.agent.add_artifact(
+            name, url, task_id=task_id or None, mime_type=mime_type, summary=summary
+        )
+    )
+    return {"artifactId": artifact_id, "taskId": task_id}
+
+
+WORK_TOOLS = (start_task, report_progress, finish_task, post_message, add_artifact)
