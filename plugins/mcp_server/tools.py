@@ -7,6 +7,7 @@ The same server is built for ``lineup mcp`` on stdio and for each credential on 
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Callable
 from typing import Any
 
@@ -42,9 +43,9 @@ def build_server(box: Toolbox, name: str = "lineup") -> MCPServer[Toolbox]:
 
 
 def _description(tool: Callable[..., Any]) -> str:
-    # A tool's description is its docstring, indented as clients have always been served
-    # it (eight spaces, not four): what a model reads stays the same, byte for byte.
-    return (tool.__doc__ or "").replace("\n    ", "\n        ")
+    # A tool's description is its docstring without the source's indentation: a model reads
+    # the text alone, the same whichever Python (3.13 strips docstrings itself) serves it.
+    return inspect.cleandoc(tool.__doc__ or "")
 
 
 __all__ = ["INSTRUCTIONS", "Toolbox", "build_server"]
