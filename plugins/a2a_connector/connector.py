@@ -41,8 +41,8 @@ from hub.core.store.remote_models import RemoteAgent, RemoteCall
 from hub.core.task_states import TaskStatus
 from hub.net import check_outbound_url
 from hub.protocol.clock import utcnow
+from plugins.a2a_connector.agent_cards import fetch_card
 from plugins.a2a_connector.breaker import Breaker
-from plugins.a2a_connector.cards import fetch_card
 from plugins.a2a_connector.runner import CallRunner
 
 logger = logging.getLogger(__name__)

@@ -22,7 +22,7 @@ import contextlib
 import logging
 from collections.abc import AsyncIterator
 from datetime import timedelta
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 import httpx
 from a2a.client import A2AClientError
@@ -39,20 +39,19 @@ from a2a.types.a2a_pb2 import (
 from a2a.utils.errors import A2AError, TaskNotCancelableError, TaskNotFoundError
 from google.protobuf.json_format import ParseError
 
+from hub.config import Settings
 from hub.core.agents.remote import UNREACHABLE, note_contact, remote_secret
 from hub.core.store.models import Interaction, InteractionStatus, Task
 from hub.core.store.remote_models import RemoteAgent, RemoteCall
 from hub.core.task_states import TERMINAL_STATUSES, TaskStatus
 from hub.protocol.clock import utcnow
+from plugins.a2a_connector.breaker import Breaker
 from plugins.a2a_connector.chunks import ChunkedArtifacts
 from plugins.a2a_connector.client import remote_client
 from plugins.a2a_connector.errors import RemoteUnreachable
 from plugins.a2a_connector.states import FINAL_STATES, state_name
 from plugins.a2a_connector.translate import STILL_WORKING, TaskReporter, as_dict
 from plugins.a2a_connector.untrusted import identifier
-
-if TYPE_CHECKING:
-    from plugins.a2a_connector.connector import Connector
 
 logger = logging.getLogger(__name__)
 
@@ -75,8 +74,21 @@ MAX_POLL_DELAY_S = 30.0
 MAX_POLL_DOUBLINGS = 6  # a quiet task is polled at most 64 times less often than a busy one
 
 
+class RunnerHost(Protocol):
+    """What a call's runner needs of the connector that starts it
+    (``plugins.a2a_connector.connector``): its settings and timings, this process's owner
+    name, the breaker shared by the calls to one remote, and whether it is stopping."""
+
+    settings: Settings
+    poll_interval_s: float
+    grace_period_s: float
+    owner: str
+    breaker: Breaker
+    stopping: bool
+
+
 class CallRunner:
-    def __init__(self, connector: Connector, call_id: str) -> None:
+    def __init__(self, connector: RunnerHost, call_id: str) -> None:
         self.connector = connector
         self.call_id = call_id
         self.wake = asyncio.Event()

@@ -26,15 +26,16 @@ import logging
 import time
 from collections import deque
 from collections.abc import Coroutine
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import Any, Protocol, TypeVar
 
 from quart import Websocket
 
+from hub.config import Settings
 from hub.core.agents.lifecycle import credential_revoked
 from hub.core.agents.presence import record_heartbeat
 from hub.core.agents.registry import public_status, redeem_pairing_code
 from hub.core.errors import HubError, InvalidInput, Unauthorized
-from hub.core.log.bus import BusClosing
+from hub.core.log.bus import BusClosing, EventBus
 from hub.core.store.models import Agent, Workspace
 from hub.core.store.storage_faults import refused_value, storage_fault
 from hub.host.lifecycle import SERVICE_RESTART
@@ -61,9 +62,6 @@ from plugins.lap_gateway.frames import (
 )
 from plugins.lap_gateway.uplink import check_workspace, publish_delta, queue_uplink
 
-if TYPE_CHECKING:
-    from plugins.lap_gateway.gateway import Gateway
-
 logger = logging.getLogger(__name__)
 
 T = TypeVar("T")
@@ -78,9 +76,24 @@ POLICY_VIOLATION = 1008
 INTERNAL_ERROR = 1011
 
 
+class SessionHost(Protocol):
+    """What a session needs of the gateway that holds it (``plugins.lap_gateway.gateway``):
+    the settings, the bus, and being counted open, registered as its agent's one socket,
+    and let go."""
+
+    settings: Settings
+    bus: EventBus
+
+    def opened(self, session: AgentSession) -> None: ...
+
+    def closed(self, session: AgentSession) -> None: ...
+
+    async def register(self, session: AgentSession) -> None: ...
+
+
 class AgentSession:
     def __init__(
-        self, gateway: Gateway, socket: Websocket, agent: Agent | None, source: str | None
+        self, gateway: SessionHost, socket: Websocket, agent: Agent | None, source: str | None
     ) -> None:
         self.gateway = gateway
         self.socket = socket

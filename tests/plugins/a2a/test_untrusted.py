@@ -8,7 +8,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 
 from plugins.a2a_connector import untrusted
-from plugins.a2a_connector.cards import read_card
+from plugins.a2a_connector.agent_cards import read_card
 from tests.plugins.a2a.conftest import Hubs, Person, sign_up
 from tests.plugins.a2a.peers import Hostile, Instant, serve_remote
 
@@ -89,7 +89,7 @@ def test_text_is_capped_and_controls_dropped() -> None:
 
 
 def test_read_card_never_raises_anything_but_invalid_card() -> None:
-    from plugins.a2a_connector.cards import InvalidCard
+    from plugins.a2a_connector.agent_cards import InvalidCard
 
     for data in (None, "card", 7, {"name": 5}, {"name": "n", "supportedInterfaces": "x"}):
         try:
