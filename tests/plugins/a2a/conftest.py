@@ -14,7 +14,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import a2a
 import pytest
+from a2a.server.agent_execution.active_task import ActiveTask
 from quart.typing import TestAppProtocol, TestClientProtocol
 
 from hub.config import load_settings
@@ -22,6 +24,35 @@ from hub.host.app import create_app
 
 SECRET = "a2a-test-secret-" + "s" * 32
 _numbers = itertools.count()
+_SDK = Path(a2a.__file__).parent
+
+
+def _from_the_sdk(task: asyncio.Task[Any]) -> bool:
+    code = getattr(task.get_coro(), "cr_code", None)
+    return code is not None and Path(code.co_filename).is_relative_to(_SDK)
+
+
+@pytest.fixture(autouse=True)
+async def _no_remote_task_outlives_its_test() -> AsyncIterator[None]:
+    """Fail a test that leaves a test remote's a2a-sdk tasks running, and end them here.
+
+    Such a task, once unreferenced, is closed by the garbage collector in whatever thread
+    collects, and there it can wait forever on a culsans queue lock (``peers._stop`` says
+    how); a worker of the default executor stuck so keeps the loop from ever closing. So a
+    leak is an error in the test that made it, and is ended in this loop, not left to chance.
+    """
+    yield
+    left = [task for task in asyncio.all_tasks() if not task.done() and _from_the_sdk(task)]
+    if not left:
+        return
+    frames = [getattr(task.get_coro(), "cr_frame", None) for task in left]
+    owners = {frame.f_locals.get("self") for frame in frames if frame is not None}
+    closing = [owner.aclose() for owner in owners if isinstance(owner, ActiveTask)]
+    for task in left:
+        task.cancel()
+    await asyncio.wait([asyncio.ensure_future(c) for c in closing] + left, timeout=10)
+    names = sorted(task.get_coro().__qualname__ for task in left)
+    raise AssertionError(f"a test remote left a2a-sdk tasks running: {names}")
 
 
 @dataclass

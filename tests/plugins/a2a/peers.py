@@ -283,7 +283,48 @@ async def serve_remote(
         yield remote
     finally:
         executor.release.set()
-        server.should_exit = True
-        server.force_exit = True
-        await serving
-        listener.close()
+        try:
+            await _stop(server, serving, handler)
+        finally:
+            listener.close()
+
+
+STOP_WITHIN_S = 10.0
+
+
+async def _stop(
+    server: uvicorn.Server, serving: asyncio.Task[None], handler: DefaultRequestHandler
+) -> None:
+    """Stop the remote the way a server going down does, and leave none of its tasks behind.
+
+    The SDK keeps a task that has not ended (working, input-required) alive in its handler
+    for the next request: producer and consumer tasks parked on culsans queues. Left to the
+    garbage collector, their coroutines are closed in whichever thread collects, often a
+    worker of the loop's default executor (getaddrinfo, ``to_thread``). There the queue's
+    condition takes its ``threading.RLock`` back on behalf of the loop's thread, which it
+    was waiting for, and so never releases it; the producer's ``finally`` then waits on
+    that lock forever, and closing the loop waits forever on that worker.
+    ``handler.aclose()`` is the SDK's own teardown: it cancels and awaits those tasks here,
+    in the thread and loop that run them.
+    """
+    server.should_exit = True
+    server.force_exit = True  # no wait for open streams; the handler ends them below
+    await _within(serving, "uvicorn")
+    # uvicorn now accepts nothing and closes each connection once its answer ends, so no
+    # request can reach the handler after it is closed.
+    await _within(handler.aclose(), "the a2a-sdk handler")
+    answering = set(server.server_state.tasks)  # answers the handler's end did not end
+    for task in answering:
+        task.cancel()
+    if answering:
+        await _within(asyncio.gather(*answering, return_exceptions=True), "open requests")
+
+
+async def _within(step: Any, what: str) -> None:
+    """Await ``step``, or fail the test after ``STOP_WITHIN_S`` instead of hanging in it."""
+    task = asyncio.ensure_future(step)
+    done, _ = await asyncio.wait({task}, timeout=STOP_WITHIN_S)
+    if not done:
+        task.cancel()
+        raise AssertionError(f"the test remote did not stop: {what} still running")
+    task.result()

@@ -12,11 +12,6 @@ from tests.plugins.a2a.conftest import Hubs, sign_up
 from tests.plugins.a2a.peers import Base, Endless, Slow, serve_remote
 from tests.plugins.a2a.test_tasks import ended
 
-# The remote below is stopped with a task it never finishes; a2a-sdk's server then leaves
-# that task's consumer coroutine to the garbage collector, which Python reports as
-# "unraisable". That is the test server's shutdown, not the hub's behaviour.
-SERVER_LEFT_A_TASK = pytest.mark.filterwarnings("ignore::pytest.PytestUnraisableExceptionWarning")
-
 
 class NeedsLogin(Base):
     """Asks to be authorised out of band, and completes when told that happened."""
@@ -58,7 +53,6 @@ async def test_a_restart_mid_task_resumes_from_the_ledger(
     assert kinds.count("task.accepted") == 1 and kinds.count("artifact.created") == 1
 
 
-@SERVER_LEFT_A_TASK
 async def test_a_remote_that_goes_down_is_unreachable_then_fails_the_task(hubs: Hubs) -> None:
     person = await sign_up(await hubs.start(agent_grace_period_s=1.5))
     async with serve_remote(Endless(), streaming=False) as remote:
@@ -109,7 +103,6 @@ async def test_auth_required_asks_the_person_to_sign_in_elsewhere(hubs: Hubs, an
         assert "sk-" not in executor.inputs[-1] and "authorisation" in executor.inputs[-1]
 
 
-@SERVER_LEFT_A_TASK
 async def test_a_remote_back_after_losing_its_tasks_is_online_and_the_task_ends(
     hubs: Hubs,
 ) -> None:
