@@ -7,9 +7,10 @@ from __future__ import annotations
 import asyncio
 import os
 import socket
+import threading
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
@@ -23,6 +24,48 @@ if TYPE_CHECKING:
 
 def pytest_report_header() -> str:
     return f"database: {'postgres' if test_postgres_url() else 'sqlite'}"
+
+
+# pytest-timeout's signal method fails a test once, by raising from SIGALRM, and that is
+# not always the end: the exception can land in another asyncio task or callback, which
+# keeps it, and a teardown after it (closing the loop, which joins its default executor)
+# has no timer left. So a test still running this long after its timeout ends the run,
+# with every thread's stack, as the thread method does, rather than hanging it.
+GIVE_UP_AFTER_TIMEOUT_S = 60
+_give_up = pytest.StashKey[threading.Timer]()
+
+
+@pytest.hookimpl(optionalhook=True, tryfirst=True)
+def pytest_timeout_set_timer(item: pytest.Item, settings: Any) -> None:
+    if settings.method != "signal":
+        return  # pytest-timeout arms its own timer either way (this returns None)
+    timer = threading.Timer(
+        settings.timeout + GIVE_UP_AFTER_TIMEOUT_S, _end_the_run, (item, settings)
+    )
+    timer.daemon = True
+    item.stash[_give_up] = timer
+    timer.start()
+
+
+def _end_the_run(item: pytest.Item, settings: Any) -> None:
+    import pytest_timeout
+
+    capture = item.config.pluginmanager.getplugin("capturemanager")
+    if capture is not None:
+        capture.suspend_global_capture(item)
+    item.config.get_terminal_writer().line(
+        f"\n{item.nodeid}: still running {GIVE_UP_AFTER_TIMEOUT_S}s after its "
+        f"{settings.timeout}s timeout; ending the run"
+    )
+    pytest_timeout.timeout_timer(item, settings)  # prints every thread's stack, exits 1
+
+
+@pytest.hookimpl(optionalhook=True, tryfirst=True)
+def pytest_timeout_cancel_timer(item: pytest.Item) -> None:
+    timer = item.stash.get(_give_up, None)
+    if timer is not None:
+        timer.cancel()
+        timer.join()
 
 
 @pytest.fixture(autouse=True)
