@@ -37,8 +37,9 @@ _give_up = pytest.StashKey[threading.Timer]()
 
 @pytest.hookimpl(optionalhook=True, tryfirst=True)
 def pytest_timeout_set_timer(item: pytest.Item, settings: Any) -> None:
+    # Returns None, so pytest-timeout's own implementation still arms its timer.
     if settings.method != "signal":
-        return  # pytest-timeout arms its own timer either way (this returns None)
+        return  # the thread method ends the run by itself
     timer = threading.Timer(
         settings.timeout + GIVE_UP_AFTER_TIMEOUT_S, _end_the_run, (item, settings)
     )
@@ -52,7 +53,7 @@ def _end_the_run(item: pytest.Item, settings: Any) -> None:
 
     capture = item.config.pluginmanager.getplugin("capturemanager")
     if capture is not None:
-        capture.suspend_global_capture(item)
+        capture.suspend_global_capture(in_=True)
     item.config.get_terminal_writer().line(
         f"\n{item.nodeid}: still running {GIVE_UP_AFTER_TIMEOUT_S}s after its "
         f"{settings.timeout}s timeout; ending the run"
