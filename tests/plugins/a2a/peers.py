@@ -301,9 +301,10 @@ async def _stop(
     for the next request: producer and consumer tasks parked on culsans queues. Left to the
     garbage collector, their coroutines are closed in whichever thread collects, often a
     worker of the loop's default executor (getaddrinfo, ``to_thread``). There the queue's
-    condition takes its ``threading.RLock`` back on behalf of the loop's thread, which it
-    was waiting for, and so never releases it; the producer's ``finally`` then waits on
-    that lock forever, and closing the loop waits forever on that worker.
+    condition takes its ``threading.RLock`` back in the name of the owner it saved when it
+    began waiting, the loop's thread, so the collecting thread can neither release nor
+    take it; the producer's ``finally`` then waits on that lock forever, and closing the
+    loop waits forever on that worker.
     ``handler.aclose()`` is the SDK's own teardown: it cancels and awaits those tasks here,
     in the thread and loop that run them.
     """
