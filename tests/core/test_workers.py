@@ -75,7 +75,7 @@ async def test_a_wake_during_a_pass_runs_another_pass() -> None:
         await job.stop()
 
 
-async def test_a_failing_run_is_a_traceback_unless_the_database_is_away(
+async def test_a_failing_periodic_run_is_logged_with_its_traceback_and_tried_again(
     caplog: pytest.LogCaptureFixture,
 ) -> None:
     runs = 0

@@ -51,12 +51,10 @@ async def claim(
 async def renew(row: M, field: str, value: Any) -> bool:
     """Set ``row``'s lease ``field`` to ``value`` if this process still holds it; False if
     another process has taken the row since (then leave it alone)."""
-    held = (
-        await type(row).filter(pk=row.pk, **{field: getattr(row, field)}).update(**{field: value})
-    )
+    held = await update_if_held(row, field, **{field: value})
     if held:
         setattr(row, field, value)
-    return bool(held)
+    return held
 
 
 async def update_if_held(row: M, field: str, **values: Any) -> bool:
