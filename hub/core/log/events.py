@@ -16,8 +16,9 @@ guarantees hold for each workspace:
   back, and the others are written again without it: no gap, and no neighbour refused.
 * **Idempotency by envelope id.** A repeated id returns the first event, marked duplicate,
   and changes nothing, even when 50 copies arrive at once: the duplicate check runs under
-  the same lock, copies within one batch are matched to the first, and a unique index
-  catches anything that slips past.
+  the same lock, copies within one batch are matched to the first, and an append refused
+  for any reason is looked up in the log before its refusal is given: a copy another hub
+  process stored meanwhile makes it a duplicate, whatever refused it.
 
 What an event changes beside the log (the work projection, with the agents' and members'
 rows and the notifications it causes) is applied through a ``Projection`` the log is given
@@ -221,8 +222,11 @@ async def _write_batch(workspace_id: Hashable, batch: list[Request[_Append]]) ->
                 together = False
                 continue
             for envelope_id, answer in list(retry.answers.items()):
-                if isinstance(answer, IntegrityError):
-                    # Another hub process stored a copy of this envelope first.
+                if isinstance(answer, Exception):
+                    # Refused, or its id taken: if another hub process stored a copy of
+                    # this envelope while this one waited for the workspace's lock, what
+                    # refused it was that copy (its id, or its effects: "already decided",
+                    # a task that has moved on). Its answer is the copy's.
                     stored = await _find(str(workspace_id), envelope_id)
                     if stored is not None:
                         retry.answers[envelope_id] = AppendResult(stored, duplicate=True)
@@ -322,8 +326,10 @@ class _Retry(Exception):
 # The count reads the log under the workspace's row lock, so within a process nothing can
 # store a copy meanwhile. On PostgreSQL the statement's snapshot is older than that lock: a
 # copy another hub process committed while this one waited for the lock is not counted.
-# The (workspace, id) unique index then refuses the insert, and ``_write_batch`` answers
-# that append as the duplicate it is.
+# The copy's effects are then in place, so the projection may refuse the resend against
+# them (or the unique index refuses its insert); either way ``_write_batch`` looks the
+# refused envelope up, now outside that snapshot, and answers it as the duplicate it is.
+# The look-up costs a query only on a refusal, never on the common path.
 _TAKE_SEQUENCES_POSTGRES = (
     "WITH bumped AS (UPDATE workspace SET last_sequence = last_sequence + $4 WHERE id = $1 "
     "RETURNING last_sequence) "
