@@ -140,7 +140,14 @@ class EventBus:
         self._whole: dict[str, set[Subscription]] = defaultdict(set)
         self._addressed: dict[tuple[str, str], set[Subscription]] = defaultdict(set)
         self._listeners: list[Callable[[PublishedEvent], None]] = []
-        self._highest: dict[str, int] = {}  # per workspace, the highest sequence carried
+        # What this bus carried of each workspace someone here follows, for the log watch
+        # (``hub.core.log.watch``): every sequence up to the floor was carried or checked,
+        # and the set holds those carried above it. A set, not a highest mark: an agent's
+        # socket hears only its own events, so a later event the bus carried says nothing
+        # of an earlier one it missed. The watch raises the floor every period, which keeps
+        # the set to about a period's events.
+        self._floor: dict[str, int] = {}
+        self._carried: dict[str, set[int]] = {}
 
     def subscribe(
         self,
@@ -177,8 +184,8 @@ class EventBus:
             self._listeners.remove(listener)
 
     def publish(self, event: PublishedEvent) -> None:
-        if event.sequence > self._highest.get(event.workspace_id, 0):
-            self._highest[event.workspace_id] = event.sequence
+        if event.sequence > 0 and event.workspace_id in self._subscribers:
+            self._carried.setdefault(event.workspace_id, set()).add(event.sequence)
         offered = list(self._whole.get(event.workspace_id, ()))
         if event.addressee is not None:
             offered += self._addressed.get((event.workspace_id, event.addressee), ())
@@ -206,15 +213,30 @@ class EventBus:
         """The workspaces someone here is subscribed to."""
         return list(self._subscribers)
 
-    def highest_carried(self, workspace_id: str) -> int:
-        """The highest sequence of ``workspace_id`` this bus has published (0: none)."""
-        return self._highest.get(workspace_id, 0)
+    def uncarried(self, workspace_id: str, logged: int) -> int:
+        """How many sequences of ``workspace_id`` up to ``logged`` this bus neither carried
+        nor was told to count as checked (``checked_through``); none before the first."""
+        floor = self._floor.get(workspace_id)
+        if floor is None or logged <= floor:
+            return 0
+        carried = self._carried.get(workspace_id, set())
+        return sum(1 for sequence in range(floor + 1, logged + 1) if sequence not in carried)
 
-    def catch_up(self, workspace_id: str, logged: int) -> None:
-        """The log of ``workspace_id`` holds events up to ``logged`` that this bus never
-        carried (written by a process it does not hear from): every subscriber of it reads
-        the log again, as if dropped, and the bus counts them as carried."""
-        self._highest[workspace_id] = max(logged, self._highest.get(workspace_id, 0))
+    def checked_through(self, workspace_id: str, logged: int) -> None:
+        """Every sequence of ``workspace_id`` up to ``logged`` was carried, or its readers
+        were sent to the log for it: forget them."""
+        if workspace_id not in self._subscribers:
+            return
+        floor = max(logged, self._floor.get(workspace_id, 0))
+        self._floor[workspace_id] = floor
+        carried = self._carried.get(workspace_id)
+        if carried:
+            self._carried[workspace_id] = {s for s in carried if s > floor}
+
+    def catch_up(self, workspace_id: str) -> None:
+        """The log of ``workspace_id`` holds events this bus never carried (written by a
+        process it does not hear from): every subscriber of it reads the log again from
+        where it is, as if dropped."""
         for subscription in list(self._subscribers.get(workspace_id, ())):
             self._remove(subscription)
             subscription._drop(_MISSED)
@@ -235,6 +257,9 @@ class EventBus:
     def _remove(self, subscription: Subscription) -> None:
         workspace_id = subscription.workspace_id
         _discard(self._subscribers, workspace_id, subscription)
+        if workspace_id not in self._subscribers:  # followed by no one here any more
+            self._floor.pop(workspace_id, None)
+            self._carried.pop(workspace_id, None)
         if subscription.addressee is None:
             _discard(self._whole, workspace_id, subscription)
         else:

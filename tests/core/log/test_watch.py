@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import asyncio
 
-from hub.core.log.bus import EventBus
+import pytest
+
+from hub.core.log.bus import EventBus, SubscriberDropped
 from hub.core.log.events import append_event
 from hub.core.log.feed import WorkspaceFeed
 from hub.core.log.watch import LogWatch
@@ -61,3 +63,29 @@ async def test_the_watch_runs_until_stopped(workspace: Workspace) -> None:
         finally:
             await watch.stop()
         assert subscription.dropped
+
+
+async def test_a_missed_downlink_is_found_though_later_events_were_carried(
+    workspace: Workspace,
+) -> None:
+    """An agent's socket hears only its own events: a later event of the workspace that the
+    bus carried must not hide the one for this agent that it never carried."""
+    bus, elsewhere = EventBus(), EventBus()
+    watch = LogWatch(period_s=3600, bus=bus)
+    with bus.subscribe(workspace.id, addressee="agt_x") as for_x:
+        await watch.look()
+        missed = await append_event(
+            workspace.id,
+            "task.created",
+            {"taskId": "tsk_1", "title": "Deploy", "targetAgentId": "agt_x"},
+            actor="user:usr_x",
+            bus=elsewhere,  # written where this bus does not hear of it
+        )
+        await note(workspace, bus)  # carried here, for everyone but agent x
+        await watch.look()
+        await watch.look()
+        assert watch.catch_ups == 1
+        assert for_x.dropped
+        with pytest.raises(SubscriberDropped) as dropped:
+            for_x.get_nowait()
+        assert dropped.value.resync_from < missed.sequence  # it reads its event from the log
