@@ -210,7 +210,9 @@ async def handle_frame(raw: str | bytes, caller: Caller, membership: Membership)
 
 async def _logged_sequence(command: Command, purpose: str) -> int | None:
     envelope_id = envelope_id_for(command.key, actor=command.caller.actor, purpose=purpose)
-    event = await Event.filter(workspace_id=command.workspace_id, id=envelope_id).first()
+    event = await Event.filter(
+        workspace_id=command.workspace_id, actor=command.caller.actor, id=envelope_id
+    ).first()
     return int(event.sequence) if event is not None else None
 
 

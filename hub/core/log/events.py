@@ -53,6 +53,8 @@ from hub.protocol.clock import utcnow
 logger = logging.getLogger(__name__)
 
 MAX_ENVELOPE_ID_LENGTH = 100
+# An append's idempotency key: its actor and its envelope id.
+_Key = tuple[str, str]
 # Sequences are 64-bit signed integers in both databases: a cursor past this cannot be
 # stored or compared, so it is refused as input instead of failing in the driver.
 MAX_SEQUENCE = 2**63 - 1
@@ -110,6 +112,11 @@ class _Append:
     task_id: str | None
     correlation_id: str | None
     bus: EventBus
+
+    @property
+    def key(self) -> _Key:
+        """Its idempotency key: envelope ids are the actor's own (see ``Event.id``)."""
+        return self.actor, self.envelope_id
 
     def event(self, sequence: int, now: datetime) -> Event:
         return fresh(
@@ -221,21 +228,17 @@ async def _write_batch(workspace_id: Hashable, batch: list[Request[_Append]]) ->
             if not retry.answers:  # a shared insert failed: find whose, one by one
                 together = False
                 continue
-            for envelope_id, answer in list(retry.answers.items()):
+            for key, answer in list(retry.answers.items()):
                 if isinstance(answer, Exception):
                     # Refused, or its id taken: if another hub process stored a copy of
                     # this envelope while this one waited for the workspace's lock, what
                     # refused it was that copy (its id, or its effects: "already decided",
                     # a task that has moved on). Its answer is the copy's.
-                    stored = await _find(str(workspace_id), envelope_id)
+                    stored = await _find(str(workspace_id), key)
                     if stored is not None:
-                        retry.answers[envelope_id] = AppendResult(stored, duplicate=True)
-            held += [
-                (r, retry.answers[r.work.envelope_id])
-                for r in pending
-                if r.work.envelope_id in retry.answers
-            ]
-            pending = [r for r in pending if r.work.envelope_id not in retry.answers]
+                        retry.answers[key] = AppendResult(stored, duplicate=True)
+            held += [(r, retry.answers[r.work.key]) for r in pending if r.work.key in retry.answers]
+            pending = [r for r in pending if r.work.key not in retry.answers]
             continue
         except Exception as error:  # the database failed: nothing was stored
             for request in pending:
@@ -269,15 +272,20 @@ async def _commit(
     messages are inserted with one statement per table at the end. Otherwise each row is
     inserted with its event, so a unique-key failure names its append.
     """
-    unique = list(dict.fromkeys(append.envelope_id for append in appends))
+    unique = list(dict.fromkeys(append.key for append in appends))
     now = utcnow()
     async with in_transaction() as connection:
         last, logged = await _take_sequences(connection, workspace_id, unique)
         if logged:  # resent envelopes (an agent that reconnected) are in the log already
-            stored = await Event.filter(workspace_id=workspace_id, id__in=unique).using_db(
-                connection
+            ids = {envelope_id for _, envelope_id in unique}
+            stored = await Event.filter(workspace_id=workspace_id, id__in=ids).using_db(connection)
+            raise _Retry(
+                {
+                    (event.actor, event.id): AppendResult(event, duplicate=True)
+                    for event in stored
+                    if (event.actor, event.id) in unique
+                }
             )
-            raise _Retry({event.id: AppendResult(event, duplicate=True) for event in stored})
         sequence = last - len(unique)
         with bulk_inserts.sharing() if together else contextlib.nullcontext() as writes:
             results = await _apply_all(appends, sequence, now, connection)
@@ -292,10 +300,10 @@ async def _commit(
 async def _apply_all(
     appends: list[_Append], sequence: int, now: datetime, connection: Any
 ) -> list[AppendResult]:
-    made: dict[str, Event] = {}
+    made: dict[_Key, Event] = {}
     results = []
     for append in appends:
-        first = made.get(append.envelope_id)
+        first = made.get(append.key)
         if first is not None:  # a copy sent again before the first was answered
             results.append(AppendResult(first, duplicate=True))
             continue
@@ -307,14 +315,14 @@ async def _apply_all(
         except Exception as error:
             if storage_fault(error) is not None:
                 raise  # the database failed, not this append: the batch fails
-            raise _Retry({append.envelope_id: error}) from error
-        made[event.id] = event
+            raise _Retry({append.key: error}) from error
+        made[append.key] = event
         results.append(AppendResult(event, duplicate=False))
     return results
 
 
 class _Retry(Exception):
-    def __init__(self, answers: dict[str, AppendResult | Exception]) -> None:
+    def __init__(self, answers: dict[_Key, AppendResult | Exception]) -> None:
         self.answers = answers
 
 
@@ -342,46 +350,52 @@ _TAKE_SEQUENCES_POSTGRES = (
 # instead: 10 ms for a batch of 200 at 30,000 events, against 0.3 ms this way (and see the
 # plan cache in hub.core.store.database). A lone id, the common case at a light load, is asked
 # for plainly: planning the form for many took 0.12 ms, the plain one 0.02 ms.
-_LOGGED_ONE_POSTGRES = "(SELECT count(*) FROM event e WHERE e.workspace_id = $1 AND e.id = $5)"
+_LOGGED_ONE_POSTGRES = (
+    "(SELECT count(*) FROM event e WHERE e.workspace_id = $1 AND e.actor = $5 AND e.id = $6)"
+)
 _LOGGED_MANY_POSTGRES = (
-    "(SELECT count(*) FROM unnest($5::varchar[]) AS u(id), LATERAL (SELECT 1 FROM event e "
-    "WHERE e.workspace_id = $1 AND e.id = u.id LIMIT 1) AS hit)"
+    "(SELECT count(*) FROM unnest($5::varchar[], $6::varchar[]) AS u(actor, id), LATERAL "
+    "(SELECT 1 FROM event e WHERE e.workspace_id = $1 AND e.actor = u.actor AND e.id = u.id "
+    "LIMIT 1) AS hit)"
 )
 _TAKE_SEQUENCES_ONE_POSTGRES = _TAKE_SEQUENCES_POSTGRES.format(logged=_LOGGED_ONE_POSTGRES)
 _TAKE_SEQUENCES_MANY_POSTGRES = _TAKE_SEQUENCES_POSTGRES.format(logged=_LOGGED_MANY_POSTGRES)
 # At most a batch's ids (GroupCommit.max_batch), far below SQLite's 32,766 parameters.
 _TAKE_SEQUENCES_SQLITE = (
     "UPDATE workspace SET last_sequence = last_sequence + ? WHERE id = ? RETURNING "
-    "last_sequence, (SELECT count(*) FROM event WHERE workspace_id = ? AND id IN ({})) AS logged"
+    "last_sequence, (SELECT count(*) FROM event WHERE workspace_id = ? AND (actor, id) IN "
+    "(VALUES {})) AS logged"
 )
 
 
-async def _take_sequences(
-    connection: Any, workspace_id: str, envelope_ids: list[str]
-) -> tuple[int, int]:
+async def _take_sequences(connection: Any, workspace_id: str, keys: list[_Key]) -> tuple[int, int]:
     """Bump the workspace's counter by one per envelope, as the transaction's first
     statement (see the module doc); returns the last sequence taken, and how many of
-    ``envelope_ids`` the log holds already."""
-    count = len(envelope_ids)
+    ``keys`` the log holds already."""
+    count = len(keys)
     if connection.capabilities.dialect == "postgres":
         notice = f"{relay.PROCESS_ID} {workspace_id}"
-        ids: str | list[str] = envelope_ids[0] if count == 1 else envelope_ids
-        query = _TAKE_SEQUENCES_ONE_POSTGRES if count == 1 else _TAKE_SEQUENCES_MANY_POSTGRES
+        actors, ids = ([key[i] for key in keys] for i in (0, 1))
+        if count == 1:
+            query, arguments = _TAKE_SEQUENCES_ONE_POSTGRES, [actors[0], ids[0]]
+        else:
+            query, arguments = _TAKE_SEQUENCES_MANY_POSTGRES, [actors, ids]
         rows = await connection.execute_query_dict(
-            query, [workspace_id, relay.CHANNEL, notice, count, ids]
+            query, [workspace_id, relay.CHANNEL, notice, count, *arguments]
         )
     else:
-        query = _TAKE_SEQUENCES_SQLITE.format(", ".join("?" * count))
+        query = _TAKE_SEQUENCES_SQLITE.format(", ".join(["(?, ?)"] * count))
         rows = await connection.execute_query_dict(
-            query, [count, workspace_id, workspace_id, *envelope_ids]
+            query, [count, workspace_id, workspace_id, *(part for key in keys for part in key)]
         )
     if not rows:
         raise NotFound(f"Workspace {workspace_id} does not exist.")
     return int(rows[0]["last_sequence"]), int(rows[0]["logged"])
 
 
-async def _find(workspace_id: str, envelope_id: str) -> Event | None:
-    return await Event.filter(workspace_id=workspace_id, id=envelope_id).first()
+async def _find(workspace_id: str, key: _Key) -> Event | None:
+    actor, envelope_id = key
+    return await Event.filter(workspace_id=workspace_id, actor=actor, id=envelope_id).first()
 
 
 LOG_WRITES: GroupCommit[_Append] = GroupCommit(_write_batch)

@@ -185,7 +185,11 @@ class Event(Model):
     )
     workspace_id: str
     sequence = fields.BigIntField()
-    # The envelope id: the idempotency key of the write that produced this event.
+    # The envelope id: the idempotency key of the write that produced this event, unique
+    # per actor. Each actor (a person, an agent, the hub itself as "system") has its own
+    # keys, so no one can take another's: an agent sending "policy:<card>:1" first must not
+    # make the hub's own expiry step look like a resend. The event's identity is
+    # (workspace, sequence).
     id = fields.CharField(max_length=100)
     type = fields.CharField(max_length=100)
     actor = fields.CharField(max_length=100)  # "user:usr_…", "agent:agt_…", "system"
@@ -200,7 +204,7 @@ class Event(Model):
 
     class Meta:
         table = "event"
-        unique_together = (("workspace", "sequence"), ("workspace", "id"))
+        unique_together = (("workspace", "sequence"), ("workspace", "actor", "id"))
         indexes = (("workspace_id", "recipient_agent_id", "sequence"),)
 
 

@@ -336,3 +336,45 @@ async def test_a_rule_wins_over_the_agents_policy_and_its_word_on_the_source(tea
     )
     policy = (await get_interaction(workspace.id, interaction_id)).policy
     assert policy is not None and policy["mode"] == "quorum"
+
+
+async def test_an_agent_cannot_take_the_clocks_own_envelope_id(team) -> None:  # type: ignore[no-untyped-def]
+    """Envelope ids are each actor's own: an agent that sends "policy:<card>:expire" first
+    does not make the hub's expiry step of its high-risk card look like a resend."""
+    workspace, *_ = team
+    expires = utcnow() + timedelta(seconds=30)
+    agent = await make_agent(workspace)
+    task = await create_task(workspace.id, "deploy", by="user:usr_x", target_agent_id=agent.id)
+    await agent_reports(agent, "task.accepted", {"taskId": task.id})
+    interaction_id = await agent_asks(agent, task.id, risk="high", expiresAt=expires.isoformat())
+    await agent_reports(
+        agent,
+        "task.status_changed",
+        {"taskId": task.id, "status": "waiting_for_human", "summary": "waiting"},
+        envelope_id=f"policy:{interaction_id}:expire",
+    )
+    after = await last_sequence(workspace.id)
+
+    await PolicyClock(now=lambda: expires + timedelta(seconds=1)).run_once()
+
+    denied = await get_interaction(workspace.id, interaction_id)
+    assert denied.status == "resolved" and denied.response == {"optionId": "reject"}
+    [decision] = await events_after(workspace.id, after, recipient_agent_id=agent.id)
+    assert decision.type == "interaction.resolved" and decision.payload["reason"] == "expired"
+
+
+async def test_the_same_envelope_id_from_two_actors_is_two_events(workspace) -> None:  # type: ignore[no-untyped-def]
+    from hub.core.log.events import append_event
+
+    first = await append_event(
+        workspace.id, "note.added", {"n": 1}, actor="agent:agt_a", envelope_id="e1"
+    )
+    other = await append_event(
+        workspace.id, "note.added", {"n": 2}, actor="agent:agt_b", envelope_id="e1"
+    )
+    again = await append_event(
+        workspace.id, "note.added", {"n": 3}, actor="agent:agt_a", envelope_id="e1"
+    )
+    assert not first.duplicate and not other.duplicate
+    assert other.sequence == first.sequence + 1
+    assert again.duplicate and again.sequence == first.sequence
