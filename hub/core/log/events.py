@@ -375,11 +375,11 @@ async def _take_sequences(connection: Any, workspace_id: str, keys: list[_Key]) 
     count = len(keys)
     if connection.capabilities.dialect == "postgres":
         notice = f"{relay.PROCESS_ID} {workspace_id}"
-        actors, ids = ([key[i] for key in keys] for i in (0, 1))
+        actors, ids = [actor for actor, _ in keys], [envelope_id for _, envelope_id in keys]
+        arguments: list[str] | list[list[str]] = [actors, ids]
+        query = _TAKE_SEQUENCES_MANY_POSTGRES
         if count == 1:
             query, arguments = _TAKE_SEQUENCES_ONE_POSTGRES, [actors[0], ids[0]]
-        else:
-            query, arguments = _TAKE_SEQUENCES_MANY_POSTGRES, [actors, ids]
         rows = await connection.execute_query_dict(
             query, [workspace_id, relay.CHANNEL, notice, count, *arguments]
         )
