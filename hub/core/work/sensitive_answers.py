@@ -26,7 +26,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
-from hub.core.log.bus import PublishedEvent
+from hub.core.log.bus import EventBus, PublishedEvent
 from hub.core.log.envelopes import to_envelope
 from hub.core.log.feed import WorkspaceFeed
 from hub.core.store.models import Event, Interaction
@@ -73,9 +73,9 @@ async def published_for_people(
     ]
 
 
-def people_feed(workspace_id: str, after: int) -> WorkspaceFeed:
+def people_feed(workspace_id: str, after: int, *, bus: EventBus | None = None) -> WorkspaceFeed:
     """The workspace's events after ``after``, backlog then live, as a person may see them."""
-    return WorkspaceFeed(workspace_id, after, view=published_for_people)
+    return WorkspaceFeed(workspace_id, after, bus=bus, view=published_for_people)
 
 
 def _without_answer(envelope: dict[str, Any]) -> dict[str, Any]:
