@@ -31,7 +31,8 @@ class EventsQuery(ApiModel):
 async def events(ws: str, query: EventsQuery) -> dict[str, Any]:
     """Events after ``after``, in order. ``epoch`` names the log: if it differs from the one
     you stored with your sequence, start again from 0. ``hasMore``: ask again after the
-    last one."""
+    last one. The answer to a sensitive input reads ``{"hidden": true}``: only the agent that
+    asked receives its text."""
     await member_of(ws)
     page = await events_after(ws, query.after, limit=query.limit)
     workspace = await Workspace.get(id=ws)  # read after the page: lastSequence covers it
