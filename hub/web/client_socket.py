@@ -29,10 +29,10 @@ from quart import Blueprint, Quart, websocket
 
 from hub.core.errors import HubError, InvalidInput
 from hub.core.log.bus import BusClosing
-from hub.core.log.feed import WorkspaceFeed
 from hub.core.people.accounts import require_membership
 from hub.core.store.models import Membership, Workspace
 from hub.core.store.storage_faults import storage_fault
+from hub.core.work.sensitive_answers import people_feed
 from hub.host.identity import Caller, caller_again, current_caller
 from hub.host.lifecycle import SERVICE_RESTART
 from hub.web.client_commands import frame, handle_frame
@@ -113,7 +113,7 @@ async def client_socket() -> None:
 
 
 async def _send_events(workspace_id: str, after: int) -> None:
-    async with WorkspaceFeed(workspace_id, after) as feed:
+    async with people_feed(workspace_id, after) as feed:
         async for event in feed:
             await websocket.send(event.text())
 

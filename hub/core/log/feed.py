@@ -14,12 +14,17 @@ process. The log is the truth. ``WorkspaceFeed`` joins them:
 
 Frames the bus carries with no sequence (``sequence <= 0``) are transient — text still
 streaming in, say — and are passed on as they come; they are never in the log.
+
+A ``view`` decides what the reader is shown of each event: it is handed each page read from
+the log whole (one call for up to ``page_size`` events) and each live event alone. People
+read the workspace through ``hub.core.work.sensitive_answers.people_feed``, whose view hides
+sensitive answers.
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from types import TracebackType
 
 from hub.core.log.bus import DEFAULT_BUS, EventBus, PublishedEvent, SubscriberDropped, Subscription
@@ -29,6 +34,13 @@ from hub.core.log.events import events_after
 logger = logging.getLogger(__name__)
 
 PAGE_SIZE = 500
+
+View = Callable[[str, list[PublishedEvent]], Awaitable[list[PublishedEvent]]]
+"""``view(workspace_id, events)``: the same events, in order, as the reader may see them."""
+
+
+async def as_logged(workspace_id: str, events: list[PublishedEvent]) -> list[PublishedEvent]:
+    return events
 
 
 class WorkspaceFeed:
@@ -41,12 +53,14 @@ class WorkspaceFeed:
         *,
         bus: EventBus | None = None,
         page_size: int = PAGE_SIZE,
+        view: View = as_logged,
     ) -> None:
         self.workspace_id = workspace_id
         self.last_sequence = after
         self.resyncs = 0  # times the bus dropped this reader and the log filled in
         self._bus = bus or DEFAULT_BUS
         self._page_size = page_size
+        self._view = view
         self._subscription: Subscription | None = None
 
     async def __aenter__(self) -> WorkspaceFeed:
@@ -92,10 +106,12 @@ class WorkspaceFeed:
                     yield event
                 continue
             if published.sequence <= 0:
-                yield published
+                for shown in await self._view(self.workspace_id, [published]):
+                    yield shown
             elif published.sequence == self.last_sequence + 1:
                 self.last_sequence = published.sequence
-                yield published
+                for shown in await self._view(self.workspace_id, [published]):
+                    yield shown
             elif published.sequence > self.last_sequence:
                 async for event in self._from_log():
                     yield event
@@ -104,8 +120,8 @@ class WorkspaceFeed:
     async def _from_log(self) -> AsyncIterator[PublishedEvent]:
         while True:
             page = await events_after(self.workspace_id, self.last_sequence, limit=self._page_size)
-            for row in page:
-                self.last_sequence = int(row.sequence)
-                yield to_published(row)
+            for shown in await self._view(self.workspace_id, [to_published(r) for r in page]):
+                self.last_sequence = shown.sequence
+                yield shown
             if len(page) < self._page_size:
                 return

@@ -1,5 +1,6 @@
 """The work people and agents share: tasks, conversations, interaction cards and their answers
-(one by one or in a batch), the inbox, the wire views, and the projection of every event.
+(one by one or in a batch), the inbox, the wire views, what people may see of sensitive
+answers, and the projection of every event.
 """
 
 from __future__ import annotations
@@ -32,6 +33,12 @@ from hub.core.work.interactions import (
     responder_names,
 )
 from hub.core.work.messages import MAX_CONTENT_LENGTH, list_messages, post_message
+from hub.core.work.sensitive_answers import (
+    answer_for_people,
+    envelopes_for_people,
+    people_feed,
+    published_for_people,
+)
 from hub.core.work.tasks import (
     MAX_DESCRIPTION_LENGTH,
     MAX_REASON_LENGTH,
@@ -62,6 +69,7 @@ __all__ = [
     "BatchItem",
     "Outcome",
     "answer_for",
+    "answer_for_people",
     "batchable",
     "batchable_cards",
     "conversation_view",
@@ -69,6 +77,7 @@ __all__ = [
     "create_task",
     "display_names",
     "effective_interaction_status",
+    "envelopes_for_people",
     "get_conversation",
     "get_interaction",
     "get_task",
@@ -78,7 +87,9 @@ __all__ = [
     "list_messages",
     "list_tasks",
     "message_view",
+    "people_feed",
     "post_message",
+    "published_for_people",
     "request_cancel",
     "respond_to_batch",
     "respond_to_interaction",

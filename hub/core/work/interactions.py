@@ -19,6 +19,7 @@ from hub.core.errors import AlreadyDecided, InvalidInput, NotFound
 from hub.core.log.events import append_event
 from hub.core.log.idempotency import envelope_id_for
 from hub.core.store.models import Interaction, InteractionStatus, User
+from hub.core.work.sensitive_answers import answer_for_people
 from hub.core.work.views import interaction_view
 from hub.protocol.clock import iso
 
@@ -142,7 +143,7 @@ async def _already_decided(workspace_id: str, interaction_id: str) -> AlreadyDec
         respondedByName=names.get(interaction.responded_by or ""),
         via=interaction.responded_via,
         respondedAt=when,
-        response=interaction.response,
+        response=answer_for_people(interaction),
         interaction=interaction_view(
             interaction, responder_name=names.get(interaction.responded_by or "")
         ),

@@ -45,6 +45,7 @@ from hub.core.store.models import (
     Task,
 )
 from hub.core.task_states import TERMINAL_STATUSES, TaskStatus, check_transition, parse_status
+from hub.core.work.sensitive_answers import answer_for_people
 from hub.protocol.interactions import (
     InteractionCard,
     ResponseError,
@@ -382,7 +383,7 @@ async def _answerable(event: Event, connection: Connection) -> Interaction:
             respondedBy=interaction.responded_by,
             via=interaction.responded_via,
             respondedAt=interaction.responded_at.isoformat() if interaction.responded_at else None,
-            response=interaction.response,
+            response=answer_for_people(interaction),
         )
     if interaction.status != InteractionStatus.PENDING:
         raise Gone(

@@ -13,7 +13,6 @@ from typing import Any
 from hub.core.agents.remote import remote_call_view
 from hub.core.errors import InvalidInput, NotFound
 from hub.core.ids import new_id
-from hub.core.log.envelopes import to_envelope
 from hub.core.log.events import append_event
 from hub.core.log.idempotency import envelope_id_for
 from hub.core.store.models import Artifact, Event, Interaction, Task
@@ -21,6 +20,7 @@ from hub.core.task_states import ACTIVE_STATUSES, TERMINAL_STATUSES, TaskStatus
 from hub.core.work.conversations import clean_title, get_conversation
 from hub.core.work.interactions import responder_names
 from hub.core.work.recipients import deliverable_agent
+from hub.core.work.sensitive_answers import envelopes_for_people
 from hub.core.work.views import artifact_view, interaction_view, task_view
 
 MAX_DESCRIPTION_LENGTH = 200_000
@@ -156,7 +156,7 @@ async def task_detail(workspace_id: str, task_id: str) -> dict[str, Any]:
             for i in interactions
         ],
         "artifacts": [artifact_view(a) for a in artifacts],
-        "timeline": [to_envelope(event) for event in timeline],
+        "timeline": await envelopes_for_people(workspace_id, timeline),
         "remote": await remote_call_view(task.id),  # how a remote (A2A) agent reports it
     }
 

@@ -19,6 +19,7 @@ from hub.core.store.models import (
     Message,
     Task,
 )
+from hub.core.work.sensitive_answers import answer_for_people
 from hub.protocol.clock import iso
 
 
@@ -105,7 +106,7 @@ def interaction_view(
         "type": interaction.type,
         "status": effective_interaction_status(interaction),
         "card": dict(interaction.payload or {}),
-        "response": interaction.response,
+        "response": answer_for_people(interaction),  # never a sensitive text
         "respondedBy": interaction.responded_by,
         "respondedByName": responder_name,
         "via": interaction.responded_via,

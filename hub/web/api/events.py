@@ -8,9 +8,9 @@ from pydantic import Field
 from quart import Blueprint
 from quart_schema import document_response
 
-from hub.core.log.envelopes import to_envelope
 from hub.core.log.events import MAX_SEQUENCE, events_after
 from hub.core.store.models import Workspace
+from hub.core.work.sensitive_answers import envelopes_for_people
 from hub.host.identity import member_of
 from hub.web.api.answers import EventPage
 from hub.web.api.base import ApiModel, query_args
@@ -31,12 +31,13 @@ class EventsQuery(ApiModel):
 async def events(ws: str, query: EventsQuery) -> dict[str, Any]:
     """Events after ``after``, in order. ``epoch`` names the log: if it differs from the one
     you stored with your sequence, start again from 0. ``hasMore``: ask again after the
-    last one."""
+    last one. The answer to a sensitive input reads ``{"hidden": true}``: only the agent that
+    asked receives its text."""
     await member_of(ws)
     page = await events_after(ws, query.after, limit=query.limit)
     workspace = await Workspace.get(id=ws)  # read after the page: lastSequence covers it
     return {
-        "events": [to_envelope(e) for e in page],
+        "events": await envelopes_for_people(ws, page),
         "epoch": workspace.epoch,
         "lastSequence": int(workspace.last_sequence),
         "hasMore": bool(page) and int(page[-1].sequence) < int(workspace.last_sequence),

@@ -46,7 +46,8 @@ class Answer(ApiModel):
 @blueprint.get("/workspaces/<ws>/interactions/<interaction_id>")
 @document_response(InteractionAnswer)
 async def interaction(ws: str, interaction_id: str) -> dict[str, Any]:
-    """The card with its status and, once answered, the answer and who gave it, how, when."""
+    """The card with its status and, once answered, the answer and who gave it, how, when.
+    The text of a sensitive input is never shown: its ``response`` is ``{"hidden": true}``."""
     await member_of(ws)
     return await interaction_detail(ws, interaction_id)
 

@@ -35,6 +35,7 @@ from hub.core.agents.remote import REMOTE_AGENTS_EXTENSION, list_remote_agents, 
 from hub.core.errors import HubError
 from hub.core.people.credentials import hash_pairing_code
 from hub.core.store.models import Agent, Event, PairingCode
+from hub.core.work.sensitive_answers import envelopes_for_people
 from hub.host.settings import settings_of
 from hub.web.pages.i18n import gettext as _
 from hub.web.pages.session import current_user, login_required
@@ -191,6 +192,7 @@ async def show(workspace_id: str, agent_id: str) -> Any:
     )
     about = [e for e in lifecycle if (e.payload or {}).get("agentId") == agent.id]
     events = sorted({e.sequence: e for e in [*own, *about]}.values(), key=lambda e: -e.sequence)
+    shown = await envelopes_for_people(frame.workspace.id, events[:DIAGNOSTIC_LIMIT])
     return await render_template(
         "pages/agent.html",
         **frame.context(),
@@ -203,8 +205,8 @@ async def show(workspace_id: str, agent_id: str) -> Any:
                 "type": e.type,
                 "actor": e.actor,
                 "at": e.recorded_at,
-                "raw": json.dumps(e.payload, ensure_ascii=False, indent=2),
+                "raw": json.dumps(envelope["payload"], ensure_ascii=False, indent=2),
             }
-            for e in events[:DIAGNOSTIC_LIMIT]
+            for e, envelope in zip(events[:DIAGNOSTIC_LIMIT], shown, strict=True)
         ],
     )
