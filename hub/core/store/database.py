@@ -37,7 +37,11 @@ MIGRATIONS_MODULE = "hub.core.store.migrations"
 
 # WAL lets readers run beside the writer; a busy timeout turns "database is locked" into a
 # short wait when a second process (the CLI, another hub) writes at the same moment.
-_SQLITE_PRAGMAS = {"journal_mode": "WAL", "synchronous": "NORMAL", "busy_timeout": "10000"}
+# synchronous=FULL syncs the WAL at every commit, so an acknowledged event survives a power
+# cut or an OS crash. NORMAL syncs only at checkpoints: cheaper, but the last commits can
+# vanish, and the workspace's last_sequence rolls back with them under the same epoch, so
+# the hub would hand out again sequence numbers its clients have already seen.
+SQLITE_PRAGMAS = {"journal_mode": "WAL", "synchronous": "FULL", "busy_timeout": "10000"}
 
 
 def normalise_url(url: str) -> str:
@@ -46,7 +50,7 @@ def normalise_url(url: str) -> str:
         return url
     parts = urlsplit(url)
     query = dict(parse_qsl(parts.query))
-    for key, value in _SQLITE_PRAGMAS.items():
+    for key, value in SQLITE_PRAGMAS.items():
         query.setdefault(key, value)
     return urlunsplit(parts._replace(query=urlencode(query)))
 
