@@ -10,7 +10,9 @@ hub's own origin) and only for members of the workspace. Frames are JSON text:
 * ``system.resync_required`` ``{reason, epoch, lastSequence}`` when the sequence you sent
   cannot be continued (another epoch: the log was replaced, say restored from a backup; or
   a sequence beyond the log's end): reload your state, then the events after
-  ``lastSequence`` follow on this same socket;
+  ``lastSequence`` follow on this same socket (a sequence beyond the end sent with the
+  log's own epoch also gives the log a new epoch, ``hub.core.log.epochs``, named in the
+  welcome: keep it);
 * transient frames such as ``message.delta`` (text still streaming), which carry no
   sequence and are never replayed;
 * ``error`` ``{code, message, hint}`` before the socket closes when it is refused.

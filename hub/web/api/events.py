@@ -38,8 +38,9 @@ class EventsQuery(ApiModel):
 async def events(ws: str, query: EventsQuery) -> dict[str, Any]:
     """Events after ``after``, in order. ``epoch`` names the log: if it differs from the one
     you stored with your sequence, start again from 0. ``hasMore``: ask again after the
-    last one. Send that ``epoch`` too: a cursor ahead of the log in its own epoch starts a
-    new epoch (``hub.core.log.epochs``), so you, and every client of the old one, resync."""
+    last one. Send that ``epoch`` too: a sequence beyond the log's end in the log's own
+    epoch means the log lost events, and starts a new epoch, so that you and every other
+    client of the old one start again instead of skipping the events that reuse them."""
     caller, _ = await member_of(ws)
     page = await events_after(ws, query.after, limit=query.limit)
     workspace = await Workspace.get(id=ws)  # read after the page: lastSequence covers it
