@@ -149,10 +149,13 @@ async def durable_inserts(
     if database_url.startswith("sqlite"):
         import aiosqlite
 
+        from hub.core.store.database import SQLITE_PRAGMAS
+
         path = database_url.removeprefix("sqlite://").split("?")[0] + ".floor"
         async with aiosqlite.connect(path) as connection:
-            await connection.execute("PRAGMA journal_mode=WAL")
-            await connection.execute("PRAGMA synchronous=NORMAL")
+            # The hub's own pragmas, so the floor commits as durably as the hub does.
+            for pragma in ("journal_mode", "synchronous"):
+                await connection.execute(f"PRAGMA {pragma}={SQLITE_PRAGMAS[pragma]}")
             await connection.execute(
                 "CREATE TABLE IF NOT EXISTS floor (id INTEGER PRIMARY KEY, body TEXT)"
             )

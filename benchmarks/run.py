@@ -204,6 +204,8 @@ async def measure(
     results: dict[str, Any] = {"backend": backend}
     if postgres:
         results["postgres"] = await _postgres_settings(url)
+    else:
+        results["sqlite"] = await _sqlite_settings(url)
 
     echo_port = free_port()
     echo = subprocess.Popen(
@@ -560,7 +562,18 @@ def back_to_back(runs: list[dict[str, Any]]) -> str:
 
 
 def machine_lines(machine: dict[str, Any]) -> str:
-    keys = ("when", "cpu", "cpus", "ram", "python", "platform", "postgres", "profile", "took")
+    keys = (
+        "when",
+        "cpu",
+        "cpus",
+        "ram",
+        "python",
+        "platform",
+        "sqlite",
+        "postgres",
+        "profile",
+        "took",
+    )
     return "\n".join(f"- {key}: {machine[key]}" for key in keys if machine.get(key))
 
 
@@ -649,6 +662,7 @@ def _machine(quick: bool, only: list[str] | None, runs: list[dict[str, Any]]) ->
         "ram": _proc_field("/proc/meminfo", "MemTotal"),
         "python": platform.python_version(),
         "platform": platform.platform(),
+        "sqlite": next((r["sqlite"] for r in runs if r.get("sqlite")), None),
         "postgres": next((r["postgres"] for r in runs if r.get("postgres")), None),
         "profile": profile,
         "when": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
@@ -664,6 +678,22 @@ def _proc_field(path: str, name: str) -> str | None:
     except OSError:
         pass
     return None
+
+
+async def _sqlite_settings(url: str) -> str:
+    """The pragmas that make a commit durable, read back through the hub's own connection."""
+    from tortoise import connections
+
+    from hub.testing import opened
+
+    names = {"journal_mode": None, "synchronous": ("OFF", "NORMAL", "FULL", "EXTRA")}
+    values = []
+    async with opened(url):
+        for name, spelled in names.items():
+            rows = await connections.get("default").execute_query_dict(f"PRAGMA {name}")
+            value = rows[0][name]
+            values.append(f"{name}={spelled[value] if spelled else value}")
+    return "SQLite " + ", ".join(values)
 
 
 async def _postgres_settings(url: str) -> str:

@@ -10,7 +10,9 @@ hub's own origin) and only for members of the workspace. Frames are JSON text:
 * ``system.resync_required`` ``{reason, epoch, lastSequence}`` when the sequence you sent
   cannot be continued (another epoch: the log was replaced, say restored from a backup; or
   a sequence beyond the log's end): reload your state, then the events after
-  ``lastSequence`` follow on this same socket;
+  ``lastSequence`` follow on this same socket (a sequence beyond the end sent with the
+  log's own epoch also gives the log a new epoch, ``hub.core.log.epochs``, named in the
+  welcome: keep it);
 * transient frames such as ``message.delta`` (text still streaming), which carry no
   sequence and are never replayed;
 * ``error`` ``{code, message, hint}`` before the socket closes when it is refused.
@@ -29,6 +31,7 @@ from quart import Blueprint, Quart, websocket
 
 from hub.core.errors import HubError, InvalidInput
 from hub.core.log.bus import BusClosing
+from hub.core.log.epochs import resume
 from hub.core.people.accounts import require_membership
 from hub.core.store.models import Membership, Workspace
 from hub.core.store.storage_faults import storage_fault
@@ -70,6 +73,12 @@ async def client_socket() -> None:
         await websocket.close(error.close_code, error.code)
         return
     await websocket.accept()
+    # Checked before the welcome: a cursor ahead of the log in its own epoch starts a new
+    # epoch (hub.core.log.epochs), and the welcome names it.
+    position = await resume(
+        workspace, websocket.args.get("epoch"), after, client=f"user {caller.user.id}"
+    )
+    workspace = position.workspace
     last = int(workspace.last_sequence)
     await websocket.send(
         frame(
@@ -78,21 +87,15 @@ async def client_socket() -> None:
             {"epoch": workspace.epoch, "lastSequence": last, "after": after},
         )
     )
-    claimed_epoch = websocket.args.get("epoch")
-    reason = None
-    if claimed_epoch and claimed_epoch != workspace.epoch:
-        reason = "epoch_changed"
-    elif after > last:
-        reason = "ahead_of_log"
-    if reason is not None:
+    if position.resync is not None:
         await websocket.send(
             frame(
                 "system.resync_required",
                 workspace.id,
-                {"reason": reason, "epoch": workspace.epoch, "lastSequence": last},
+                {"reason": position.resync, "epoch": workspace.epoch, "lastSequence": last},
             )
         )
-        after = last
+    after = position.replay_after
     jobs = {
         asyncio.create_task(_send_events(workspace.id, after)),
         asyncio.create_task(_answer_commands(caller, membership)),

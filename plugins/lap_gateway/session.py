@@ -36,6 +36,7 @@ from hub.core.agents.presence import record_heartbeat
 from hub.core.agents.registry import public_status, redeem_pairing_code
 from hub.core.errors import HubError, InvalidInput, Unauthorized
 from hub.core.log.bus import BusClosing, EventBus
+from hub.core.log.epochs import resume
 from hub.core.store.models import Agent, Workspace
 from hub.core.store.storage_faults import refused_value, storage_fault
 from hub.host.lifecycle import SERVICE_RESTART
@@ -304,8 +305,15 @@ class AgentSession:
             downlink.close()
 
     async def _welcome(self, agent: Agent, hello: AgentHello) -> int:
-        """Send ``agent.welcome`` (and a resync if needed); returns where replay starts."""
+        """Send ``agent.welcome`` (and a resync if needed); returns where replay starts.
+
+        The position is checked before the welcome is written: an agent ahead of the log in
+        its epoch starts a new one (``hub.core.log.epochs``), and the welcome names it."""
         workspace = await Workspace.get(id=agent.workspace_id)
+        position = await resume(
+            workspace, hello.epoch, hello.last_sequence or 0, client=f"agent {agent.id}"
+        )
+        workspace = position.workspace
         current = await Agent.get(id=agent.id)
         log_end = int(workspace.last_sequence)
         welcome = AgentWelcome(
@@ -317,18 +325,12 @@ class AgentSession:
             status=public_status(current),
         )
         await self.send(hub_frame("agent.welcome", welcome.wire(), **self._ws()))
-        asked = hello.last_sequence or 0
-        reason = None
-        if hello.epoch is not None and hello.epoch != workspace.epoch:
-            reason = "epoch_changed"
-        elif asked > log_end:
-            reason = "ahead_of_log"
-        if reason is None:
-            return asked
-        resync = ResyncRequired(reason=reason, last_sequence=log_end)
+        if position.resync is None:
+            return position.replay_after
+        resync = ResyncRequired(reason=position.resync, last_sequence=log_end)
         await self.send(hub_frame("system.resync_required", resync.wire(), **self._ws()))
-        logger.info("agent %s must resync (%s) from %s", agent.id, reason, log_end)
-        return log_end
+        logger.info("agent %s must resync (%s) from %s", agent.id, position.resync, log_end)
+        return position.replay_after
 
     # --- uplink frames ---------------------------------------------------------------------
 

@@ -13,6 +13,7 @@ from hub.core.log.bus import (
     Subscription,
 )
 from hub.core.log.envelopes import to_envelope, to_published
+from hub.core.log.epochs import AHEAD_OF_LOG, EPOCH_CHANGED, Resumption, resume
 from hub.core.log.events import (
     LOG_WRITES,
     MAX_SEQUENCE,
@@ -34,7 +35,9 @@ from hub.core.log.relay import PostgresRelay
 from hub.core.log.watch import LOG_WATCH_PERIOD_S, LogWatch
 
 __all__ = [
+    "AHEAD_OF_LOG",
     "DEFAULT_BUS",
+    "EPOCH_CHANGED",
     "LOG_WATCH_PERIOD_S",
     "LOG_WRITES",
     "MAX_KEY_LENGTH",
@@ -49,6 +52,7 @@ __all__ = [
     "PostgresRelay",
     "PublishedEvent",
     "Request",
+    "Resumption",
     "SubscriberDropped",
     "Subscription",
     "WorkspaceFeed",
@@ -59,6 +63,7 @@ __all__ = [
     "last_sequence",
     "queue_append",
     "rebuild_projections",
+    "resume",
     "start_new_epochs",
     "to_envelope",
     "to_published",

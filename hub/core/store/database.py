@@ -11,6 +11,7 @@ import asyncio
 import contextlib
 import fcntl
 import hashlib
+import logging
 import sqlite3
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
@@ -26,6 +27,8 @@ from tortoise.connection import get_connections
 from tortoise.context import TortoiseContext
 from tortoise.migrations.api import migrate as run_migrations
 
+logger = logging.getLogger(__name__)
+
 MODELS_MODULE = "hub.core.store.models"
 # Notification and outside-surface state: entities of their own, kept apart from the log's.
 NOTIFICATION_MODELS_MODULE = "hub.core.store.notification_models"
@@ -37,7 +40,11 @@ MIGRATIONS_MODULE = "hub.core.store.migrations"
 
 # WAL lets readers run beside the writer; a busy timeout turns "database is locked" into a
 # short wait when a second process (the CLI, another hub) writes at the same moment.
-_SQLITE_PRAGMAS = {"journal_mode": "WAL", "synchronous": "NORMAL", "busy_timeout": "10000"}
+# synchronous=FULL syncs the WAL at every commit, so an acknowledged event survives a power
+# cut or an OS crash. NORMAL syncs only at checkpoints: cheaper, but the last commits can
+# vanish, and the workspace's last_sequence rolls back with them under the same epoch, so
+# the hub would hand out again sequence numbers its clients have already seen.
+SQLITE_PRAGMAS = {"journal_mode": "WAL", "synchronous": "FULL", "busy_timeout": "10000"}
 
 
 def normalise_url(url: str) -> str:
@@ -46,7 +53,7 @@ def normalise_url(url: str) -> str:
         return url
     parts = urlsplit(url)
     query = dict(parse_qsl(parts.query))
-    for key, value in _SQLITE_PRAGMAS.items():
+    for key, value in SQLITE_PRAGMAS.items():
         query.setdefault(key, value)
     return urlunsplit(parts._replace(query=urlencode(query)))
 
@@ -82,9 +89,14 @@ def _connection(database_url: str) -> str | dict[str, Any]:
     return config
 
 
-def tortoise_config(database_url: str) -> dict[str, Any]:
+def tortoise_config(database_url: str, *, durable_commits: bool = False) -> dict[str, Any]:
+    """The Tortoise config for ``database_url``; ``durable_commits`` makes every PostgreSQL
+    session of the hub wait for its commit to be flushed (see ``open_database``)."""
+    connection = _connection(database_url)
+    if durable_commits and isinstance(connection, dict):
+        connection["credentials"]["server_settings"]["synchronous_commit"] = "on"
     return {
-        "connections": {"default": _connection(database_url)},
+        "connections": {"default": connection},
         "apps": {
             "models": {
                 "models": [
@@ -157,9 +169,35 @@ def _migration_lock(database_url: str) -> Iterator[None]:
 async def open_database(database_url: str, *, apply_migrations: bool = True) -> None:
     if apply_migrations:
         await migrate(database_url)
+    config = tortoise_config(database_url, durable_commits=await _commits_may_be_lost(database_url))
     # The global fallback lets request tasks, started outside the context that ran init,
     # see the connections (Quart runs before_serving in another task).
-    await Tortoise.init(config=tortoise_config(database_url), _enable_global_fallback=True)
+    await Tortoise.init(config=config, _enable_global_fallback=True)
+
+
+async def _commits_may_be_lost(database_url: str) -> bool:
+    """Whether the PostgreSQL server acknowledges commits before flushing them.
+
+    With ``synchronous_commit=off`` (the server's or the database's default) a crash takes
+    back the last commits, and the log its last sequences, which clients have already seen.
+    The hub then sets it on for its own sessions. Any other value flushes locally at least,
+    and is left as the operator chose it (``remote_apply`` waits for more, not less).
+    """
+    if not database_url.startswith(("postgres://", "postgresql://")):
+        return False
+    url = database_url.replace("postgres://", "postgresql://", 1)
+    connection = await asyncpg.connect(urlunsplit(urlsplit(url)._replace(query="")))
+    try:
+        setting: str = await connection.fetchval("SHOW synchronous_commit")
+    finally:
+        await connection.close()
+    off = setting == "off"
+    if off:
+        logger.warning(
+            "PostgreSQL runs with synchronous_commit=off, which acknowledges commits a crash "
+            "can take back; the hub's own sessions use synchronous_commit=on"
+        )
+    return off
 
 
 async def close_database() -> None:

@@ -156,6 +156,25 @@ async def test_events_after_a_sequence(sign_up) -> None:  # type: ignore[no-unty
     assert rest["events"][0]["payload"] == {"n": 4}
 
 
+async def test_events_beyond_the_log_in_its_epoch_start_a_new_one(sign_up) -> None:  # type: ignore[no-untyped-def]
+    # A reader that stored sequence end+5 of this epoch proves the log lost events it had
+    # acknowledged: the page names a new epoch, so that reader (and every other client of
+    # the old epoch) starts again instead of skipping the sequences the log will reuse.
+    me: Person = await sign_up()
+    status, page = await me.get("/events")
+    epoch, end = page["epoch"], page["lastSequence"]
+    status, page = await me.get(f"/events?after={end + 5}&epoch=evt_another_log")
+    assert status == 200 and page["epoch"] == epoch and page["events"] == []
+    status, page = await me.get(f"/events?after={end}&epoch={epoch}")
+    assert page["epoch"] == epoch
+    status, page = await me.get(f"/events?after={end + 5}&epoch={epoch}")
+    assert status == 200 and page["events"] == [] and page["lastSequence"] == end
+    assert page["epoch"] != epoch
+    assert (await Workspace.get(id=me.workspace_id)).epoch == page["epoch"]
+    status, again = await me.get(f"/events?after={end + 5}&epoch={epoch}")
+    assert again["epoch"] == page["epoch"]
+
+
 async def test_idempotency_key_makes_a_retry_safe(sign_up) -> None:  # type: ignore[no-untyped-def]
     me: Person = await sign_up()
     agent = await agent_in(me)
