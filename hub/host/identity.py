@@ -24,6 +24,7 @@ from hub.core.people.account_events import record_sign_in, record_sign_out
 from hub.core.people.accounts import require_membership, user_for_token
 from hub.core.people.ratelimit import FailureLimiter
 from hub.core.store.models import Membership, Role, User
+from hub.host.client_address import client_address
 
 # The same key and cookie the pages use (hub.web.pages.session): one sign-in serves the
 # pages, the JSON API and the client WebSocket alike.
@@ -95,7 +96,7 @@ async def start_session(user: User, *, via: str) -> None:
     session.clear()
     session[SESSION_USER_KEY] = user.id
     session.permanent = True
-    await record_sign_in(user, address=request.remote_addr, via=via)
+    await record_sign_in(user, address=client_address(), via=via)
 
 
 async def end_session(*, via: str) -> None:
@@ -103,7 +104,7 @@ async def end_session(*, via: str) -> None:
     session.clear()
     user = await User.filter(id=user_id).first() if isinstance(user_id, str) else None
     if user is not None:  # ending no session is a no-op, not an entry
-        await record_sign_out(user, address=request.remote_addr, via=via)
+        await record_sign_out(user, address=client_address(), via=via)
 
 
 async def current_caller() -> Caller:
@@ -114,7 +115,7 @@ async def current_caller() -> Caller:
     connection = request if has_request_context() else websocket
     scheme, _, credential = connection.headers.get("Authorization", "").partition(" ")
     if scheme.lower() == "bearer" and credential.strip():
-        source = connection.remote_addr
+        source = client_address()
         TOKEN_FAILURES.check(source)
         try:
             user = await user_for_token(credential.strip())
