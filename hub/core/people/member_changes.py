@@ -16,6 +16,7 @@ from datetime import UTC, datetime
 from hub.core.errors import Conflict, Forbidden, Gone, NotFound
 from hub.core.ids import new_id
 from hub.core.log.handlers import Connection, EventHandlers
+from hub.core.people.sessions import end_sessions
 from hub.core.store.models import Event, Invitation, Membership, Role, User
 from hub.core.store.notification_models import Notification, NotificationKind, NotificationStatus
 
@@ -115,6 +116,11 @@ async def _removed(event: Event, connection: Connection) -> None:
     if membership.role == Role.OWNER:
         await _keep_an_owner(event.workspace_id, connection, "removed")
     await Membership.filter(id=membership.id).using_db(connection).delete()
+    # Access to this workspace is checked on every request, so it ends here on its own. A
+    # person left with no workspace at all has nothing to be signed in for: their browser
+    # sessions end with the membership, in the same transaction.
+    if not await Membership.filter(user_id=membership.user_id).using_db(connection).exists():
+        await end_sessions(membership.user_id, connection=connection)
 
 
 @handlers.on("member.invitation_revoked")
