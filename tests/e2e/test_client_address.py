@@ -52,9 +52,19 @@ async def run_out_of_attempts(hub: LiveHub, forwarded_for: list[str]) -> None:
         assert wrong.status_code == 401, wrong.text
 
 
-async def sign_ins(hub: LiveHub) -> list[dict[str, Any]]:
+async def audited(hub: LiveHub, type: str) -> list[dict[str, Any]]:
     trail = await hub.api("GET", "/audit")
-    return [e for e in trail["entries"] if e["type"] == "account.signed_in"]
+    return [e for e in trail["entries"] if e["type"] == type]
+
+
+async def invite_from(hub: LiveHub, forwarded_for: str) -> None:
+    """The owner, with their API token, invites someone: a person action the trail records."""
+    invited = await hub.http.post(
+        f"/api/v1/workspaces/{hub.workspace_id}/invitations",
+        json={"role": "viewer"},
+        headers={"X-Forwarded-For": forwarded_for},
+    )
+    assert invited.status_code == 201, invited.text
 
 
 async def test_a_forged_forwarded_for_buys_no_fresh_attempts_without_a_trusted_proxy(
@@ -62,7 +72,9 @@ async def test_a_forged_forwarded_for_buys_no_fresh_attempts_without_a_trusted_p
 ) -> None:
     signed_in = await log_in(direct, "203.0.113.50", OWNER_EMAIL, PASSWORD)
     assert signed_in.status_code == 200, signed_in.text
-    assert [e["address"] for e in await sign_ins(direct)] == ["127.0.0.1"]
+    assert [e["address"] for e in await audited(direct, "account.signed_in")] == ["127.0.0.1"]
+    await invite_from(direct, "203.0.113.51")
+    assert [e["address"] for e in await audited(direct, "member.invited")] == ["127.0.0.1"]
 
     await run_out_of_attempts(direct, [f"203.0.113.{n}" for n in range(LOGINS_PER_SOURCE)])
     refused = await log_in(direct, "203.0.113.99", OWNER_EMAIL, PASSWORD)
@@ -81,4 +93,6 @@ async def test_clients_behind_a_trusted_proxy_are_counted_and_recorded_apart(
 
     other = await log_in(proxied, "203.0.113.8", OWNER_EMAIL, PASSWORD)
     assert other.status_code == 200, other.text
-    assert [e["address"] for e in await sign_ins(proxied)] == ["203.0.113.8"]
+    assert [e["address"] for e in await audited(proxied, "account.signed_in")] == ["203.0.113.8"]
+    await invite_from(proxied, "198.51.100.1, 203.0.113.9")
+    assert [e["address"] for e in await audited(proxied, "member.invited")] == ["203.0.113.9"]

@@ -12,6 +12,7 @@ one refusal — never in a workspace with no owner or a link that made two membe
 from __future__ import annotations
 
 from datetime import UTC, datetime
+from typing import Any
 
 from hub.core.errors import Conflict, Forbidden, Gone, NotFound
 from hub.core.ids import new_id
@@ -29,6 +30,11 @@ def is_open(invitation: Invitation, now: datetime | None = None) -> bool:
         and invitation.revoked_at is None
         and invitation.expires_at > (now or datetime.now(UTC))
     )
+
+
+def with_address(payload: dict[str, Any], address: str | None) -> dict[str, Any]:
+    """A member event's payload with the address of the client that asked, when one did."""
+    return {**payload, "address": address} if address else payload
 
 
 def invitation_gone() -> Gone:
