@@ -28,7 +28,6 @@ from hub.core.people.sessions import (
     SESSION_LIFETIME,
     SignedIn,
     close_session,
-    end_sessions,
     open_session,
     signed_in,
 )
@@ -120,20 +119,13 @@ async def end_session(*, via: str) -> None:
 
 async def session_signed_in() -> SignedIn | None:
     """Whom this request's session cookie signs in, if its session is still open; looked up
-    once per request (a WebSocket's ``caller_again`` looks again)."""
+    once per request (a WebSocket's ``caller_again`` looks again). Its ``session_id`` is the
+    one to keep when a person ends their other sessions (``end_sessions``)."""
     if "lineup_signed_in" not in g:
         key = session.get(SESSION_KEY)
         g.lineup_signed_in = await signed_in(key) if isinstance(key, str) else None
     found: SignedIn | None = g.lineup_signed_in
     return found
-
-
-async def end_other_sessions(user: User) -> int:
-    """Sign ``user`` out everywhere but here (what a password change does); how many ended.
-    Called with a token rather than a session, it ends every session of the person."""
-    here = await session_signed_in()
-    keep = here.session_id if here is not None and here.user.id == user.id else None
-    return await end_sessions(user.id, keep=keep)
 
 
 async def current_caller() -> Caller:
