@@ -63,6 +63,15 @@ class Settings(BaseSettings):
         description="The URL people open (used in emails and pairing commands). "
         "Empty: `http://{host}:{port}`.",
     )
+    trusted_proxy_hops: int = Field(
+        0,
+        ge=0,
+        le=10,
+        description="How many reverse proxies in front of the hub append to "
+        "`X-Forwarded-For` (and set `X-Forwarded-Proto`/`-Host`). 0: those headers are "
+        "ignored and the client is whoever opened the connection. Behind one proxy that "
+        "sets them, 1; never more than the proxies you run, or a client can pick its address.",
+    )
     heartbeat_interval_s: float = Field(
         25.0, gt=0, description="How often agents send a heartbeat; two missed mean offline."
     )

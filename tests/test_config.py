@@ -62,6 +62,7 @@ def test_toml_file_with_environment_winning(
         ("LINEUP_SECRET_KEY", "short"),
         ("LINEUP_HEARTBEAT_INTERVAL_S", "-1"),
         ("LINEUP_LOG_LEVEL", "LOUD"),
+        ("LINEUP_TRUSTED_PROXY_HOPS", "-1"),
     ],
 )
 def test_a_wrong_setting_is_named(

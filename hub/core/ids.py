@@ -26,6 +26,7 @@ PREFIXES = {
     "agent": "agt",
     "pairing_code": "pair",
     "api_token": "tok",
+    "user_session": "ses",
     "conversation": "conv",
     "message": "msg",
     "task": "task",

@@ -27,7 +27,7 @@ from hub.core.log.bus import DEFAULT_BUS
 from hub.core.log.relay import PostgresRelay
 from hub.core.log.watch import LOG_WATCH_PERIOD_S, LogWatch
 from hub.core.store.database import close_database, open_database
-from hub.host import errors, headers, health, identity, path_ids, text_input
+from hub.host import client_address, errors, headers, health, identity, path_ids, text_input
 from hub.host.settings import SETTINGS_KEY
 
 logger = logging.getLogger(__name__)
@@ -57,6 +57,8 @@ def create_app(settings: Settings | None = None, **overrides: Any) -> Quart:
     health.init_app(app)
     web.init_app(app)
     plugins.load_plugins(app)
+    # Last: the scope it rewrites is the one every other wrapper and the app itself see.
+    client_address.init_app(app, trusted_proxy_hops=settings.trusted_proxy_hops)
 
     @app.before_serving
     async def _open_database() -> None:

@@ -1,8 +1,10 @@
 """Who is calling: a personal API token (``Authorization: Bearer …``) or the session cookie.
 
 Both the JSON API and the client WebSocket ask ``current_caller()``. The session is Quart's
-signed cookie holding the user's id: HttpOnly (no script reads it), SameSite=Lax (a
-cross-site form post does not carry it) and Secure whenever the hub's public URL is https.
+signed cookie holding the key of a session the hub keeps (``hub.core.people.sessions``), so
+signing out ends it for every copy of the cookie: HttpOnly (no script reads it),
+SameSite=Lax (a cross-site form post does not carry it) and Secure whenever the hub's
+public URL is https.
 
 A request authenticated by cookie that changes something — or opens a WebSocket — must also
 come from the hub's own origin when the browser says where it comes from (``Origin``):
@@ -14,7 +16,6 @@ on its own, so they need no such check.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import timedelta
 from urllib.parse import urlsplit
 
 from quart import Quart, current_app, g, has_request_context, request, session, websocket
@@ -23,13 +24,20 @@ from hub.core.errors import Forbidden, InvalidInput, Unauthorized
 from hub.core.people.account_events import record_sign_in, record_sign_out
 from hub.core.people.accounts import require_membership, user_for_token
 from hub.core.people.ratelimit import FailureLimiter
+from hub.core.people.sessions import (
+    SESSION_LIFETIME,
+    SignedIn,
+    close_session,
+    open_session,
+    signed_in,
+)
 from hub.core.store.models import Membership, Role, User
+from hub.host.client_address import client_address
 
 # The same key and cookie the pages use (hub.web.pages.session): one sign-in serves the
 # pages, the JSON API and the client WebSocket alike.
-SESSION_USER_KEY = "user_id"
+SESSION_KEY = "session_key"
 SESSION_COOKIE_NAME = "lineup_session"
-SESSION_LIFETIME = timedelta(days=14)
 _SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
 # The surfaces a person's own client may say it is when it answers with a personal token.
 # A token is a program acting for the person; the notebook inbox is one such program and
@@ -93,17 +101,31 @@ async def start_session(user: User, *, via: str) -> None:
     """A fresh session for ``user`` (nothing from before survives: no fixation), recorded
     in the audit trail. ``via``: ``web`` for the pages, ``api`` for the JSON API."""
     session.clear()
-    session[SESSION_USER_KEY] = user.id
+    g.pop("lineup_signed_in", None)
+    session[SESSION_KEY] = await open_session(user, user_agent=request.headers.get("User-Agent"))
     session.permanent = True
-    await record_sign_in(user, address=request.remote_addr, via=via)
+    await record_sign_in(user, address=client_address(), via=via)
 
 
 async def end_session(*, via: str) -> None:
-    user_id = session.get(SESSION_USER_KEY)
+    """End this browser's session for real: a copy of its cookie no longer signs anyone in."""
+    key = session.get(SESSION_KEY)
     session.clear()
-    user = await User.filter(id=user_id).first() if isinstance(user_id, str) else None
+    g.pop("lineup_signed_in", None)
+    user = await close_session(key) if isinstance(key, str) else None
     if user is not None:  # ending no session is a no-op, not an entry
-        await record_sign_out(user, address=request.remote_addr, via=via)
+        await record_sign_out(user, address=client_address(), via=via)
+
+
+async def session_signed_in() -> SignedIn | None:
+    """Whom this request's session cookie signs in, if its session is still open; looked up
+    once per request (a WebSocket's ``caller_again`` looks again). Its ``session_id`` is the
+    one to keep when a person ends their other sessions (``end_sessions``)."""
+    if "lineup_signed_in" not in g:
+        key = session.get(SESSION_KEY)
+        g.lineup_signed_in = await signed_in(key) if isinstance(key, str) else None
+    found: SignedIn | None = g.lineup_signed_in
+    return found
 
 
 async def current_caller() -> Caller:
@@ -114,7 +136,7 @@ async def current_caller() -> Caller:
     connection = request if has_request_context() else websocket
     scheme, _, credential = connection.headers.get("Authorization", "").partition(" ")
     if scheme.lower() == "bearer" and credential.strip():
-        source = connection.remote_addr
+        source = client_address()
         TOKEN_FAILURES.check(source)
         try:
             user = await user_for_token(credential.strip())
@@ -138,6 +160,7 @@ async def caller_again() -> Caller:
     """The caller of this WebSocket, looked up anew: a socket outlives the moment it opened,
     and its token may have been revoked since (``Unauthorized`` then)."""
     g.pop("lineup_caller", None)
+    g.pop("lineup_signed_in", None)
     return await current_caller()
 
 
@@ -163,14 +186,13 @@ async def member_of(workspace_id: str, *, write: bool = False) -> tuple[Caller, 
 
 
 async def _session_user() -> User:
-    user_id = session.get(SESSION_USER_KEY)
-    user = await User.filter(id=user_id).first() if isinstance(user_id, str) else None
-    if user is None:
+    found = await session_signed_in()
+    if found is None:
         raise Unauthorized(
             "Sign in first, or send a personal API token as a bearer token.",
             code="not_signed_in",
         )
-    return user
+    return found.user
 
 
 def _require_same_origin(origin: str | None, own_hosts: set[str]) -> None:

@@ -12,6 +12,7 @@ from quart import Blueprint, Response, websocket
 from hub.core.agents.registry import agent_for_credential
 from hub.core.errors import HubError, Unauthorized
 from hub.core.store.models import Agent
+from hub.host.client_address import client_address
 from hub.host.errors import error_response
 from hub.protocol.lap import ENDPOINT_PATH
 from plugins.lap_gateway.gateway import Gateway
@@ -49,7 +50,7 @@ def lap_blueprint(gateway: Gateway) -> Blueprint:
             gateway,
             websocket._get_current_object(),  # type: ignore[attr-defined]
             agent,
-            source=websocket.remote_addr,
+            source=client_address(),
         )
         await session.run()
         return None

@@ -25,7 +25,7 @@ from hub.core.ids import new_id
 from hub.core.log.events import append_event
 from hub.core.people.accounts import normalise_email
 from hub.core.people.credentials import hash_token
-from hub.core.people.member_changes import invitation_gone, is_open
+from hub.core.people.member_changes import invitation_gone, is_open, with_address
 from hub.core.store.models import Invitation, Role, User
 from hub.protocol.clock import iso, utcnow
 
@@ -52,17 +52,19 @@ async def invite(
     by: User,
     secret_key: str,
     email: str | None = None,
+    address: str | None = None,
 ) -> tuple[Invitation, str]:
     """Create an invitation; returns it and its token. With ``email``, the hub mails the
-    link to that address (``member.invited``'s handler writes the outbox row)."""
-    address = normalise_email(email) if email else None
+    link there (``member.invited``'s handler writes the outbox row). ``address``: the IP
+    address of the client that asked, for the audit trail."""
+    mailed_to = normalise_email(email) if email else None
     invitation_id = new_id("invitation")
     token = invitation_token(invitation_id, secret_key)
     invitation = await Invitation.create(
         id=invitation_id,
         workspace_id=workspace_id,
         role=role,
-        email=address,
+        email=mailed_to,
         invited_by=by,
         token_hash=hash_token(token),
         expires_at=utcnow() + INVITATION_TTL,
@@ -70,12 +72,14 @@ async def invite(
     payload: dict[str, object] = {
         "invitationId": invitation.id,
         "role": role.value,
-        "sentBy": "email" if address else "link",
+        "sentBy": "email" if mailed_to else "link",
         "expiresAt": iso(invitation.expires_at),
     }
-    if address:
-        payload["email"] = address
-    await append_event(workspace_id, "member.invited", payload, actor=f"user:{by.id}")
+    if mailed_to:
+        payload["email"] = mailed_to
+    await append_event(
+        workspace_id, "member.invited", with_address(payload, address), actor=f"user:{by.id}"
+    )
     return invitation, token
 
 
@@ -88,7 +92,7 @@ async def open_invitation(token: str) -> Invitation:
     return invitation
 
 
-async def accept(token: str, user: User) -> Invitation:
+async def accept(token: str, user: User, *, address: str | None = None) -> Invitation:
     """Join the invitation's workspace as ``user``, with its role.
 
     Raises ``Gone`` (``invitation_invalid``), ``Forbidden`` (``invitation_for_another``) when
@@ -97,7 +101,10 @@ async def accept(token: str, user: User) -> Invitation:
     await append_event(
         invitation.workspace_id,
         "member.joined",
-        {"invitationId": invitation.id, "userId": user.id, "role": invitation.role.value},
+        with_address(
+            {"invitationId": invitation.id, "userId": user.id, "role": invitation.role.value},
+            address,
+        ),
         actor=f"user:{user.id}",
     )
     return await Invitation.get(id=invitation.id)
@@ -110,7 +117,9 @@ async def pending_invitations(workspace_id: str) -> list[Invitation]:
     return list(rows)
 
 
-async def revoke(workspace_id: str, invitation_id: str, *, by: User) -> None:
+async def revoke(
+    workspace_id: str, invitation_id: str, *, by: User, address: str | None = None
+) -> None:
     invitation = await Invitation.filter(id=invitation_id, workspace_id=workspace_id).first()
     if invitation is None:
         raise NotFound(
@@ -120,7 +129,7 @@ async def revoke(workspace_id: str, invitation_id: str, *, by: User) -> None:
     await append_event(
         workspace_id,
         "member.invitation_revoked",
-        {"invitationId": invitation.id},
+        with_address({"invitationId": invitation.id}, address),
         actor=f"user:{by.id}",
     )
 

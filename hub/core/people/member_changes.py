@@ -12,10 +12,12 @@ one refusal — never in a workspace with no owner or a link that made two membe
 from __future__ import annotations
 
 from datetime import UTC, datetime
+from typing import Any
 
 from hub.core.errors import Conflict, Forbidden, Gone, NotFound
 from hub.core.ids import new_id
 from hub.core.log.handlers import Connection, EventHandlers
+from hub.core.people.sessions import end_sessions
 from hub.core.store.models import Event, Invitation, Membership, Role, User
 from hub.core.store.notification_models import Notification, NotificationKind, NotificationStatus
 
@@ -28,6 +30,11 @@ def is_open(invitation: Invitation, now: datetime | None = None) -> bool:
         and invitation.revoked_at is None
         and invitation.expires_at > (now or datetime.now(UTC))
     )
+
+
+def with_address(payload: dict[str, Any], address: str | None) -> dict[str, Any]:
+    """A member event's payload with the address of the client that asked, when one did."""
+    return {**payload, "address": address} if address else payload
 
 
 def invitation_gone() -> Gone:
@@ -115,6 +122,11 @@ async def _removed(event: Event, connection: Connection) -> None:
     if membership.role == Role.OWNER:
         await _keep_an_owner(event.workspace_id, connection, "removed")
     await Membership.filter(id=membership.id).using_db(connection).delete()
+    # Access to this workspace is checked on every request, so it ends here on its own. A
+    # person left with no workspace at all has nothing to be signed in for: their browser
+    # sessions end with the membership, in the same transaction.
+    if not await Membership.filter(user_id=membership.user_id).using_db(connection).exists():
+        await end_sessions(membership.user_id, connection=connection)
 
 
 @handlers.on("member.invitation_revoked")

@@ -13,6 +13,7 @@ from typing import Any
 
 from hub.core.errors import InvalidInput, NotFound
 from hub.core.log.events import append_event
+from hub.core.people.member_changes import with_address
 from hub.core.store.models import Membership, Role, User
 from hub.protocol.clock import iso
 
@@ -47,25 +48,26 @@ def member_view(membership: Membership, user: User) -> dict[str, Any]:
     }
 
 
-async def change_role(workspace_id: str, user_id: str, role: Role, *, by: User) -> None:
+async def change_role(
+    workspace_id: str, user_id: str, role: Role, *, by: User, address: str | None = None
+) -> None:
+    """``address``: the client's, for the audit trail (None when no client asked)."""
     previous = await _current_role(workspace_id, user_id)
     if previous == role:
         return  # nothing changes, nothing to record
+    payload = {"userId": user_id, "role": role.value, "previousRole": previous.value}
     await append_event(
-        workspace_id,
-        "member.role_changed",
-        {"userId": user_id, "role": role.value, "previousRole": previous.value},
-        actor=f"user:{by.id}",
+        workspace_id, "member.role_changed", with_address(payload, address), actor=f"user:{by.id}"
     )
 
 
-async def remove_member(workspace_id: str, user_id: str, *, by: User) -> None:
+async def remove_member(
+    workspace_id: str, user_id: str, *, by: User, address: str | None = None
+) -> None:
     previous = await _current_role(workspace_id, user_id)
+    payload = {"userId": user_id, "previousRole": previous.value}
     await append_event(
-        workspace_id,
-        "member.removed",
-        {"userId": user_id, "previousRole": previous.value},
-        actor=f"user:{by.id}",
+        workspace_id, "member.removed", with_address(payload, address), actor=f"user:{by.id}"
     )
 
 

@@ -130,6 +130,27 @@ class ApiToken(Model):
         table = "api_token"
 
 
+class UserSession(Model):
+    """A browser's sign-in: the session cookie carries only a random key, whose hash finds
+    this row. Signing out deletes the row, so a copy of the cookie taken before stops
+    working; rows give a person a list of where they are signed in, and a way to end them.
+    """
+
+    id = fields.CharField(max_length=40, primary_key=True)
+    user: fields.ForeignKeyRelation[User] = fields.ForeignKeyField(
+        "models.User", related_name="sessions", on_delete=fields.CASCADE
+    )
+    user_id: str
+    key_hash = fields.CharField(max_length=64, unique=True)
+    user_agent = fields.CharField(max_length=300, null=True)
+    created_at = fields.DatetimeField(auto_now_add=True)
+    last_seen_at = fields.DatetimeField()
+    expires_at = fields.DatetimeField()
+
+    class Meta:
+        table = "user_session"
+
+
 class Agent(Model):
     id = fields.CharField(max_length=40, primary_key=True)
     workspace: fields.ForeignKeyRelation[Workspace] = fields.ForeignKeyField(

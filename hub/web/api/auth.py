@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from pydantic import Field
-from quart import Blueprint, request
+from quart import Blueprint
 from quart_schema import document_response, security_scheme
 
 from hub.core.errors import Unauthorized
@@ -23,6 +23,7 @@ from hub.core.people.accounts import (
 )
 from hub.core.people.ratelimit import FailureLimiter
 from hub.core.store.models import ApiToken, User
+from hub.host.client_address import client_address
 from hub.host.identity import current_caller, end_session, start_session
 from hub.protocol.clock import iso
 from hub.web.api.answers import (
@@ -49,7 +50,7 @@ ACCOUNT_FAILURES = FailureLimiter(
 async def check_password(email: str, password: str, *, via: str) -> User:
     """The one password check of the API and the pages: one budget of guesses, and every
     wrong guess in the audit trail of the account it was aimed at."""
-    source, account = request.remote_addr, email.strip().lower()
+    source, account = client_address(), email.strip().lower()
     LOGIN_FAILURES.check(source)
     ACCOUNT_FAILURES.check(account)
     try:
@@ -141,7 +142,7 @@ async def create_token(body: NewToken) -> tuple[dict[str, Any], int]:
     """A personal API token for scripts and notebooks. The token is shown this once."""
     caller = await current_caller()
     token, secret = await create_api_token(
-        caller.user, body.name, address=request.remote_addr, via="api"
+        caller.user, body.name, address=client_address(), via="api"
     )
     return {**token_view(token), "token": secret}, 201
 
@@ -162,5 +163,5 @@ async def list_tokens() -> dict[str, Any]:
 async def revoke_token(token_id: str) -> dict[str, Any]:
     """Revoke one of your tokens; it stops working at once."""
     caller = await current_caller()
-    token = await revoke_api_token(caller.user, token_id, address=request.remote_addr, via="api")
+    token = await revoke_api_token(caller.user, token_id, address=client_address(), via="api")
     return token_view(token)

@@ -12,6 +12,7 @@ from hub.core.approvals.permissions import ensure_owner
 from hub.core.people import invitations
 from hub.core.people.members import change_role, list_members, parse_role, remove_member
 from hub.core.store.models import Invitation, Role
+from hub.host.client_address import client_address
 from hub.host.identity import current_caller, member_of
 from hub.host.settings import settings_of
 from hub.protocol.clock import iso
@@ -69,7 +70,7 @@ async def set_role(ws: str, user_id: str, body: RoleChange) -> dict[str, Any]:
     """Owners only. 409 ``last_owner`` if it would leave the workspace without an owner."""
     caller, membership = await member_of(ws)
     ensure_owner(membership)
-    await change_role(ws, user_id, parse_role(body.role), by=caller.user)
+    await change_role(ws, user_id, parse_role(body.role), by=caller.user, address=client_address())
     return next(m for m in await list_members(ws) if m["userId"] == user_id)
 
 
@@ -79,7 +80,7 @@ async def remove(ws: str, user_id: str) -> dict[str, Any]:
     stop answering. 409 ``last_owner`` for the last owner."""
     caller, membership = await member_of(ws)
     ensure_owner(membership)
-    await remove_member(ws, user_id, by=caller.user)
+    await remove_member(ws, user_id, by=caller.user, address=client_address())
     return {"removed": user_id}
 
 
@@ -100,7 +101,12 @@ async def invite(ws: str, body: NewInvitation) -> tuple[dict[str, Any], int]:
     ensure_owner(membership)
     settings = _settings()
     invitation, token = await invitations.invite(
-        ws, parse_role(body.role), by=caller.user, secret_key=settings.secret_key, email=body.email
+        ws,
+        parse_role(body.role),
+        by=caller.user,
+        secret_key=settings.secret_key,
+        email=body.email,
+        address=client_address(),
     )
     view = invitation_view(invitation)
     if invitation.email is None:
@@ -113,7 +119,7 @@ async def revoke(ws: str, invitation_id: str) -> dict[str, Any]:
     """Owners only: the invitation's link stops working."""
     caller, membership = await member_of(ws)
     ensure_owner(membership)
-    await invitations.revoke(ws, invitation_id, by=caller.user)
+    await invitations.revoke(ws, invitation_id, by=caller.user, address=client_address())
     return {"revoked": invitation_id}
 
 
@@ -124,5 +130,5 @@ async def accept(body: Acceptance) -> dict[str, Any]:
     when it was used, revoked or expired; 403 ``invitation_for_another`` when it was mailed
     to another address."""
     caller = await current_caller()
-    invitation = await invitations.accept(body.token, caller.user)
+    invitation = await invitations.accept(body.token, caller.user, address=client_address())
     return {"workspaceId": invitation.workspace_id, "role": Role(invitation.role).value}

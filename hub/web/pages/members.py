@@ -22,6 +22,7 @@ from hub.core.people import invitations
 from hub.core.people.accounts import create_user, require_membership
 from hub.core.people.members import change_role, list_members, parse_role, remove_member
 from hub.core.store.models import Invitation, Role, User, Workspace
+from hub.host.client_address import client_address
 from hub.host.settings import settings_of
 from hub.web.pages.i18n import gettext as _
 from hub.web.pages.session import current_user, login_required, login_user
@@ -54,6 +55,7 @@ async def invite(workspace_id: str) -> Any:
             by=user,
             secret_key=_settings().secret_key,
             email=email,
+            address=client_address(),
         )
     except HubError as error:
         return await _render(workspace_id, status=error.status, error=error.to_dict())
@@ -70,7 +72,11 @@ async def role(workspace_id: str, user_id: str) -> Any:
     owner = await _owner(workspace_id)
     try:
         await change_role(
-            workspace_id, user_id, parse_role((await request.form).get("role", "")), by=owner
+            workspace_id,
+            user_id,
+            parse_role((await request.form).get("role", "")),
+            by=owner,
+            address=client_address(),
         )
     except HubError as error:
         return await _render(workspace_id, status=error.status, error=error.to_dict())
@@ -83,7 +89,7 @@ async def role(workspace_id: str, user_id: str) -> Any:
 async def remove(workspace_id: str, user_id: str) -> Any:
     owner = await _owner(workspace_id)
     try:
-        await remove_member(workspace_id, user_id, by=owner)
+        await remove_member(workspace_id, user_id, by=owner, address=client_address())
     except HubError as error:
         return await _render(workspace_id, status=error.status, error=error.to_dict())
     if user_id == owner.id:  # an owner who left has nothing more to see here
@@ -97,7 +103,7 @@ async def remove(workspace_id: str, user_id: str) -> Any:
 async def revoke(workspace_id: str, invitation_id: str) -> Any:
     owner = await _owner(workspace_id)
     try:
-        await invitations.revoke(workspace_id, invitation_id, by=owner)
+        await invitations.revoke(workspace_id, invitation_id, by=owner, address=client_address())
     except HubError as error:
         return await _render(workspace_id, status=error.status, error=error.to_dict())
     await flash(_("Invitation revoked."))
@@ -127,7 +133,7 @@ async def join(token: str) -> Any:
                 values["email"], form.get("password", ""), values["display_name"] or None
             )
             await login_user(user)
-        await invitations.accept(token, user)
+        await invitations.accept(token, user, address=client_address())
     except HubError as error:
         return await _join_page(
             invitation, status=error.status, error=error.to_dict(), values=values

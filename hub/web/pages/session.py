@@ -1,7 +1,8 @@
 """Who is signed in, for the pages; CSRF protection of every form.
 
 The session is the one ``hub.host.identity`` keeps for the JSON API and the client
-WebSocket too (Quart's signed cookie: HttpOnly, SameSite=Lax, Secure behind HTTPS), so
+WebSocket too (a hub-kept session whose key rides in Quart's signed cookie: HttpOnly,
+SameSite=Lax, Secure behind HTTPS; signing out ends it everywhere), so
 signing in on a page also signs in the page's scripts, and the other way round. The pages
 add a CSRF token to it: every state-changing form carries the token and must also come
 from this site's own origin when the browser says where it came from; a cross-site post is
@@ -21,7 +22,7 @@ from quart import Quart, g, redirect, request, session, url_for
 from werkzeug.exceptions import Forbidden
 
 from hub.core.store.models import User
-from hub.host.identity import SESSION_USER_KEY, end_session, start_session
+from hub.host.identity import end_session, session_signed_in, start_session
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -35,8 +36,8 @@ SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
 async def current_user() -> User | None:
     """The signed-in person, looked up once per request."""
     if "user" not in g:
-        user_id = session.get(SESSION_USER_KEY)
-        g.user = await User.filter(id=user_id).first() if user_id else None
+        found = await session_signed_in()
+        g.user = found.user if found is not None else None
     user: User | None = g.user
     return user
 

@@ -18,6 +18,7 @@ from hub.core.errors import HubError
 from hub.core.notify.preferences import get_preferences, update_preferences
 from hub.core.people.accounts import create_api_token, revoke_api_token
 from hub.core.store.models import ApiToken, Membership, Role, User
+from hub.host.client_address import client_address
 from hub.web.pages.i18n import LANGUAGES, time_zone_names, valid_time_zone
 from hub.web.pages.i18n import gettext as _
 from hub.web.pages.session import current_user, login_required
@@ -133,7 +134,7 @@ async def create_token(workspace_id: str) -> Any:
     assert user is not None
     await frame_for(user, workspace_id)
     name = (await request.form).get("name", "")
-    token, secret = await create_api_token(user, name, address=request.remote_addr, via="web")
+    token, secret = await create_api_token(user, name, address=client_address(), via="web")
     return await render_settings(
         workspace_id, status=201, new_token={"name": token.name, "secret": secret}
     )
@@ -146,7 +147,7 @@ async def revoke_token(workspace_id: str, token_id: str) -> Any:
     assert user is not None
     await frame_for(user, workspace_id)
     try:
-        await revoke_api_token(user, token_id, address=request.remote_addr, via="web")
+        await revoke_api_token(user, token_id, address=client_address(), via="web")
         await flash(_("Token revoked."))
     except HubError as error:
         await flash(f"{error.message} ({error.code})")
