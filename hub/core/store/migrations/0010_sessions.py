@@ -4,7 +4,7 @@ from tortoise.fields.base import OnDelete
 from tortoise import fields
 
 class Migration(migrations.Migration):
-    dependencies = [('models', '0008_teams')]
+    dependencies = [('models', '0009_envelope_ids_per_actor')]
 
     initial = False
 
