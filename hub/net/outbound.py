@@ -140,9 +140,9 @@ class PinnedBackend(httpcore.AsyncNetworkBackend):
     """httpcore's network backend, connecting to the address it checked and to no other.
 
     httpcore hands ``connect_tcp`` the URL's host; this resolves it once, checks every
-    address, and opens the TCP connection to the first one by number, so nothing resolves
-    the name again. TLS is started afterwards on that stream with the host's name, so the
-    certificate is still checked against the name."""
+    address, and opens the TCP connection to one of them by number (the first that
+    answers), so nothing resolves the name again. TLS is started afterwards on that stream
+    with the host's name, so the certificate is still checked against the name."""
 
     def __init__(self, inner: httpcore.AsyncNetworkBackend, *, allow_private: bool) -> None:
         self._inner = inner
@@ -161,13 +161,20 @@ class PinnedBackend(httpcore.AsyncNetworkBackend):
                 addresses = await checked_addresses(host, port, allow_private=self.allow_private)
         except TimeoutError:
             raise httpcore.ConnectTimeout(f"resolving {host} took too long") from None
-        return await self._inner.connect_tcp(
-            addresses[0],
-            port,
-            timeout=timeout,
-            local_address=local_address,
-            socket_options=socket_options,
-        )
+        failure: httpcore.ConnectError | httpcore.ConnectTimeout | None = None
+        for address in addresses:  # in the resolver's order, as a plain connect would
+            try:
+                return await self._inner.connect_tcp(
+                    address,
+                    port,
+                    timeout=timeout,
+                    local_address=local_address,
+                    socket_options=socket_options,
+                )
+            except (httpcore.ConnectError, httpcore.ConnectTimeout) as error:
+                failure = error
+        assert failure is not None  # checked_addresses returns at least one
+        raise failure
 
     async def connect_unix_socket(
         self,
@@ -208,7 +215,8 @@ def guarded_http_client(
     timeout: float = 30.0,
     headers: dict[str, str] | None = None,
 ) -> httpx.AsyncClient:
-    """An ``httpx.AsyncClient`` whose every request passes ``check_outbound_url``.
+    """An ``httpx.AsyncClient`` whose every connection goes only to an address the guard
+    checked (``GuardedTransport``).
 
     Redirects are not followed: each hop would be checked, but an agent that redirects its
     API is more likely misconfigured or hostile than helpful.

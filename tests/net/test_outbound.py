@@ -3,9 +3,13 @@
 from __future__ import annotations
 
 import asyncio
+import datetime
 import socket
+import ssl
+from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 
 from hub.net import OutboundRefused, check_outbound_url, guarded_http_client, outbound
@@ -93,8 +97,8 @@ class Listener:
         self.host, self.connections = host, 0
         self.server: asyncio.Server | None = None
 
-    async def start(self, port: int = 0) -> int:
-        self.server = await asyncio.start_server(self._serve, self.host, port)
+    async def start(self, port: int = 0, tls: ssl.SSLContext | None = None) -> int:
+        self.server = await asyncio.start_server(self._serve, self.host, port, ssl=tls)
         return int(self.server.sockets[0].getsockname()[1])
 
     async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
@@ -111,35 +115,107 @@ class Listener:
             await self.server.wait_closed()
 
 
-async def test_a_name_that_rebinds_to_loopback_is_not_connected_to(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    """The name answers an address the guard allows first, loopback after: the request must
-    go to the first, whichever code path would have asked again."""
+NAME = "agent.rebind.test"
+
+
+def rebinding_resolver(monkeypatch: pytest.MonkeyPatch, asked: list[str]) -> None:
+    """``NAME`` resolves to 127.0.0.2 once, then to 127.0.0.1; 127.0.0.2 stands in for a
+    public address, so that no packet leaves the machine."""
     loop = asyncio.get_running_loop()
     real_getaddrinfo = loop.getaddrinfo
     answers = iter(["127.0.0.2"])  # then 127.0.0.1 for every later question
-    asked: list[str] = []
 
     async def rebinding(host: Any, port: Any, *args: Any, **kwargs: Any) -> Any:
-        if host != "agent.rebind.test":
+        if host != NAME:
             return await real_getaddrinfo(host, port, *args, **kwargs)
         address = next(answers, "127.0.0.1")
         asked.append(address)
         return [(socket.AF_INET, socket.SOCK_STREAM, 6, "", (address, int(port)))]
 
     monkeypatch.setattr(loop, "getaddrinfo", rebinding)
-    # 127.0.0.2 stands in for a public address, so that no packet leaves the machine.
     monkeypatch.setattr(outbound, "is_public", lambda address: address == "127.0.0.2")
+
+
+async def test_a_name_that_rebinds_to_loopback_is_not_connected_to(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The name answers an address the guard allows first, loopback after: the request must
+    go to the first, whichever code path would have asked again."""
+    asked: list[str] = []
+    rebinding_resolver(monkeypatch, asked)
     stand_in, loopback = Listener("127.0.0.2"), Listener("127.0.0.1")
     port = await loopback.start()
     await stand_in.start(port)
     try:
         async with guarded_http_client(allow_private=False, timeout=10) as client:
-            response = await client.get(f"http://agent.rebind.test:{port}/")
+            response = await client.get(f"http://{NAME}:{port}/")
     finally:
         await stand_in.stop()
         await loopback.stop()
     assert loopback.connections == 0, f"connected to loopback after answers {asked}"
     assert (response.text, stand_in.connections) == ("127.0.0.2", 1)
-    assert response.request.headers["host"] == f"agent.rebind.test:{port}"
+    assert response.request.headers["host"] == f"{NAME}:{port}"
+
+
+def certificate_for(name: str, directory: Path) -> tuple[ssl.SSLContext, ssl.SSLContext]:
+    """A self-signed certificate naming ``name`` only (no IP address): the server's TLS
+    context, and a client's that trusts that certificate and checks names."""
+    from cryptography import x509
+    from cryptography.hazmat.primitives import hashes, serialization
+    from cryptography.hazmat.primitives.asymmetric import ec
+    from cryptography.x509.oid import NameOID
+
+    key = ec.generate_private_key(ec.SECP256R1())
+    subject = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, name)])
+    now = datetime.datetime.now(datetime.UTC)
+    certificate = (
+        x509.CertificateBuilder()
+        .subject_name(subject)
+        .issuer_name(subject)
+        .public_key(key.public_key())
+        .serial_number(x509.random_serial_number())
+        .not_valid_before(now - datetime.timedelta(minutes=5))
+        .not_valid_after(now + datetime.timedelta(hours=1))
+        .add_extension(x509.SubjectAlternativeName([x509.DNSName(name)]), critical=False)
+        .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
+        .sign(key, hashes.SHA256())
+    )
+    cert_file, key_file = directory / "cert.pem", directory / "key.pem"
+    cert_file.write_bytes(certificate.public_bytes(serialization.Encoding.PEM))
+    key_file.write_bytes(
+        key.private_bytes(
+            serialization.Encoding.PEM,
+            serialization.PrivateFormat.PKCS8,
+            serialization.NoEncryption(),
+        )
+    )
+    server = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+    server.load_cert_chain(cert_file, key_file)
+    client = ssl.create_default_context(cafile=str(cert_file))
+    return server, client
+
+
+async def test_a_pinned_tls_connection_still_checks_the_certificate_against_the_name(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    asked: list[str] = []
+    rebinding_resolver(monkeypatch, asked)
+    server_tls, client_tls = certificate_for(NAME, tmp_path)
+    stand_in, loopback = Listener("127.0.0.2"), Listener("127.0.0.1")
+    port = await stand_in.start(tls=server_tls)
+    await loopback.start(port, tls=server_tls)
+    transport = outbound.GuardedTransport(allow_private=False, verify=client_tls)
+    try:
+        async with httpx.AsyncClient(transport=transport, timeout=10) as client:
+            response = await client.get(f"https://{NAME}:{port}/")
+            assert response.text == "127.0.0.2"
+        # The same server under a name its certificate does not hold is refused.
+        wrong = outbound.GuardedTransport(allow_private=False, verify=client_tls)
+        async with httpx.AsyncClient(transport=wrong, timeout=10) as client:
+            monkeypatch.setattr(outbound, "is_public", lambda address: True)
+            with pytest.raises(httpx.ConnectError, match="CERTIFICATE_VERIFY_FAILED"):
+                await client.get(f"https://localhost:{port}/")
+    finally:
+        await stand_in.stop()
+        await loopback.stop()
+    assert asked == ["127.0.0.2"]
