@@ -5,11 +5,14 @@ GET and HEAD only ever *show*: the card's context and a form (mail scanners and 
 previews fetch links, so fetching must not decide anything). The form's POST decides, once,
 through ``ChannelRuntime.respond``. Every way a link can be unusable — cut short or changed,
 expired, used already, sent to someone else — gets a page that says which, in the
-recipient's language, and the card's outcome when there is one.
+recipient's language, and the card's outcome when there is one. A database that fails
+meanwhile gets a "try again" page with the fault's code, and the link stays usable: it is
+spent by the decision it carries, never before (``_spend``).
 """
 
 from __future__ import annotations
 
+import logging
 from datetime import UTC, datetime
 from typing import Any, Protocol
 
@@ -34,9 +37,12 @@ from hub.core.approvals.permissions import NotAllowedToAnswer, may_answer
 from hub.core.errors import AlreadyDecided, Conflict, Forbidden, Gone, InvalidInput, NotFound
 from hub.core.store.models import Membership, User
 from hub.core.store.notification_models import UsedLink
+from hub.core.store.storage_faults import storage_fault
 from hub.i18n import gettext as _
 from hub.i18n import language_in_effect, language_tag, speaking
 from hub.protocol.interactions import declines
+
+logger = logging.getLogger(__name__)
 
 blueprint = Blueprint("card_links", __name__, template_folder="templates")
 
@@ -62,7 +68,13 @@ class LinkAnswering(Protocol):
     async def recipient(self, user: User, surface: str) -> Recipient: ...
 
     async def respond(
-        self, card: Card, recipient: Recipient, response: dict[str, Any], *, via: str
+        self,
+        card: Card,
+        recipient: Recipient,
+        response: dict[str, Any],
+        *,
+        via: str,
+        idempotency_key: str | None = None,
     ) -> Card: ...
 
 
@@ -144,6 +156,13 @@ async def _problem(refused: _Refused) -> tuple[str, int]:
 async def show(token: str) -> tuple[str, int]:
     """Show the card and a confirmation form; never changes anything (HEAD comes here too)."""
     try:
+        return await _show(token)
+    except Exception as error:
+        return await _try_again_or_raise(error)
+
+
+async def _show(token: str) -> tuple[str, int]:
+    try:
         link, recipient, card = await _open(token)
     except _Refused as refused:
         return await _problem(refused)
@@ -180,8 +199,13 @@ async def decide(token: str) -> tuple[str, int]:
         link, recipient, card = await _open(token)
     except _Refused as refused:
         return await _problem(refused)
+    except Exception as error:
+        return await _try_again_or_raise(error)
     with speaking(recipient.language):
-        return await _decide(link, recipient, card)
+        try:
+            return await _decide(link, recipient, card)
+        except Exception as error:
+            return await _try_again_or_raise(error, recipient.language)
 
 
 async def _decide(link: CardLink, recipient: Recipient, card: Card) -> tuple[str, int]:
@@ -194,43 +218,31 @@ async def _decide(link: CardLink, recipient: Recipient, card: Card) -> tuple[str
         return await _problem(_Refused("not_allowed_to_answer", language, card))
     form = await request.form
     response = _response(card, link, form)
-    try:
-        await UsedLink.create(
-            nonce=link.nonce,
-            user_id=recipient.user_id,
-            interaction_id=card.id,
-            used_at=datetime.now(UTC),
-        )
-    except IntegrityError:
-        return await _problem(_Refused("link_used", language, card))
     runtime = _answering()
     try:
-        card = await runtime.respond(card, recipient, response, via=link.via)
-    except InvalidInput as error:
-        # Nothing was decided: the link stays usable for a corrected answer.
-        await UsedLink.filter(nonce=link.nonce).delete()
+        card = await runtime.respond(
+            card, recipient, response, via=link.via, idempotency_key=link.nonce
+        )
+    except InvalidInput as error:  # nothing was decided: the link stays usable
         return await _form(card, language, link, error=error.message, form=form), 422
     except AlreadyDecided:
         fresh = await load_card(card.workspace_id, card.id)
         return await _already(fresh or card, language)
     except NotAllowedToAnswer:  # made a viewer between the check above and the answer
-        await UsedLink.filter(nonce=link.nonce).delete()
         return await _problem(_Refused("not_allowed_to_answer", language, card))
     except Conflict as error:
-        await UsedLink.filter(nonce=link.nonce).delete()
         if error.code == "action_changed":  # the message showed another action
             return await _form(card, language, link, error=error.message), 409
         values = _context(card, language, already=error.message)  # voted already
         return await render_template("channels/link_card.html", **values), error.status
     except Forbidden as refused:  # not a named approver
-        await UsedLink.filter(nonce=link.nonce).delete()
         values = _context(card, language, already=refused.message)
         return await render_template("channels/link_card.html", **values), refused.status
     except (Gone, NotFound):
-        await UsedLink.filter(nonce=link.nonce).delete()
         fresh = await load_card(card.workspace_id, card.id)
         values = _context(fresh or card, language)
         return await render_template("channels/link_card.html", **values), 410
+    await _spend(link, recipient, card)
     # A vote on a quorum card leaves it open: say how far the votes are.
     voted = voted_text(card, recipient.user_id)
     extra = {"outcome": voted} if voted else {}
@@ -239,6 +251,52 @@ async def _decide(link: CardLink, recipient: Recipient, card: Card) -> tuple[str
         **_context(card, language, thanks=True, **extra),
     )
     return body, 200
+
+
+async def _spend(link: CardLink, recipient: Recipient, card: Card) -> None:
+    """Mark the link used, now that its decision is stored.
+
+    The decision itself is what spends the link: its event's envelope id is derived from
+    the link's nonce, so it is stored in the decision's own transaction, and a second
+    press finds the card decided (or the vote cast) whatever happens after. This row only
+    lets the pages say "used already"; writing it before the decision would leave a link
+    spent with nothing decided whenever the decision fails, a database fault included."""
+    try:
+        await UsedLink.create(
+            nonce=link.nonce,
+            user_id=recipient.user_id,
+            interaction_id=card.id,
+            used_at=datetime.now(UTC),
+        )
+    except IntegrityError:  # a second press that met the first one's stored decision
+        pass
+    except Exception as error:
+        if storage_fault(error) is None:
+            raise
+        # The decision stands; the card's state already refuses the link a second time.
+        logger.warning("could not mark link used: %s: %s", type(error).__name__, error)
+
+
+async def _try_again_or_raise(error: Exception, language: str | None = None) -> tuple[str, int]:
+    """A page that says the database failed, nothing was decided and the same link will
+    work once it is back; anything that is not a storage fault goes on to the app's handler."""
+    fault = storage_fault(error)
+    if fault is None:
+        raise error
+    logger.warning("database failure on a card link: %s: %s", type(error).__name__, error)
+    language = language or language_tag(language_in_effect())
+    with speaking(language):
+        body = await render_template(
+            "channels/link_problem.html",
+            lang=language,
+            title=_("Nothing was decided yet"),
+            message=_(
+                "The hub could not store your answer just now, so nothing was decided and "
+                "this link is still yours to use. Try again in a minute."
+            ),
+            code=fault.code,
+        )
+    return body, fault.status
 
 
 async def _already(card: Card, language: str) -> tuple[str, int]:

@@ -212,12 +212,24 @@ class ChannelRuntime:
         )
 
     async def respond(
-        self, card: Card, recipient: Recipient, response: dict[str, Any], *, via: str
+        self,
+        card: Card,
+        recipient: Recipient,
+        response: dict[str, Any],
+        *,
+        via: str,
+        idempotency_key: str | None = None,
     ) -> Card:
-        """Answer ``card`` as ``recipient`` through the core's one decision path."""
+        """Answer ``card`` as ``recipient`` through the core's one decision path; the same
+        ``idempotency_key`` again returns the first answer instead of deciding twice."""
         user = await _member(recipient, card.workspace_id)
         interaction = await respond_to_interaction(
-            card.workspace_id, card.id, response, responder=f"user:{user.id}", via=via
+            card.workspace_id,
+            card.id,
+            response,
+            responder=f"user:{user.id}",
+            via=via,
+            idempotency_key=idempotency_key,
         )
         return await build_card(interaction)
 

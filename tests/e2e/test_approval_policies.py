@@ -21,7 +21,7 @@ from hub.core.people.accounts import create_user
 from hub.core.store.models import Interaction, Membership, Role, User
 from hub.protocol.clock import utcnow
 from hub.protocol.interactions import ApprovalPolicy
-from hub.sdk import Agent, Backoff, Resolution
+from hub.sdk import Agent, Backoff, HubRefused, Resolution
 from hub.testing import eventually
 from tests.channels.peers import BotApiPeer, SentMessage
 from tests.sdk.live import LiveHub, live_hub
@@ -303,3 +303,19 @@ async def test_a_card_that_expires_undecided_tells_the_agent(hub: LiveHub, agent
     assert [e["type"] for e in steps if e["type"].startswith("interaction.")] == [
         "interaction.expired"
     ]
+
+
+async def test_an_sdk_agent_cannot_make_a_high_risk_card_approve_itself(
+    hub: LiveHub, agent: Agent
+) -> None:
+    policy = ApprovalPolicy(on_expiry="approve")
+    expires = utcnow() + timedelta(hours=1)
+    with pytest.raises(HubRefused) as refused:
+        await asyncio.wait_for(
+            agent.request_approval(
+                "Wipe the cache cluster?", risk="high", policy=policy, expires_at=expires
+            ),
+            timeout=30,
+        )
+    assert refused.value.code == "expiry_approval_not_allowed" and refused.value.hint
+    assert not await Interaction.filter(workspace_id=hub.workspace_id).exists()

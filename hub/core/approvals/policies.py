@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
+from hub.core.approvals.expiry_approval import ensure_expiry_may_approve
 from hub.core.errors import Conflict, Forbidden, InvalidInput
 from hub.core.store.models import Event, Interaction, InteractionStatus, Membership, Role, User
 from hub.core.store.policy_models import PolicyRule
@@ -38,7 +39,9 @@ async def choose_policy(
     A matching workspace rule wins over the agent's own policy: the rule is the people's
     decision, the card is the agent's word. Raises ``InvalidInput`` (``unknown_approver``)
     when the policy names someone who is not a member of the workspace allowed to answer:
-    a card nobody named could approve would wait for nothing.
+    a card nobody named could approve would wait for nothing, and ``InvalidInput``
+    (``expiry_approval_not_allowed``) when its expiry would approve a card of a risk the
+    workspace keeps for people (``hub.core.approvals.expiry_approval``).
     """
     if event.pk_id is not None:  # a stored event, replayed: its policy was chosen then
         return card.policy
@@ -50,6 +53,7 @@ async def choose_policy(
     else:
         event.payload = {**event.payload, "policySource": "none"}
         return None
+    await ensure_expiry_may_approve(event.workspace_id, policy, card.risk, connection)
     policy = policy.model_copy(
         update={
             "approvers": await member_ids(event.workspace_id, policy.approvers, connection),

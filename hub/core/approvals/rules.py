@@ -12,6 +12,7 @@ from typing import Any
 from pydantic import ValidationError
 from tortoise.transactions import in_transaction
 
+from hub.core.approvals.expiry_approval import approve_on_expiry, refuse_rule
 from hub.core.approvals.policies import member_ids
 from hub.core.errors import InvalidInput, NotFound
 from hub.core.ids import new_id
@@ -47,7 +48,9 @@ async def create_rule(
     created_by: str,
     now: datetime,
 ) -> PolicyRule:
-    """Add a rule after the existing ones; its policy is checked as a card's would be."""
+    """Add a rule after the existing ones; its policy is checked as a card's would be, and
+    refused (``expiry_approval_not_allowed``) when it would approve on expiry cards of a
+    risk the workspace's approval settings do not allow."""
     if risk is not None and risk not in {r.value for r in Risk}:
         raise InvalidInput(
             f"{risk!r} is not a risk.", code="invalid_rule", hint="Use low, medium or high."
@@ -85,6 +88,7 @@ async def create_rule(
             hint="Delete rules that no longer apply.",
         )
     async with in_transaction() as connection:
+        refuse_rule(risk, checked, await approve_on_expiry(workspace_id, connection))
         # Named people must be able to answer now; a rule naming a stranger blocks cards.
         await member_ids(workspace_id, checked.approvers, connection)
         await member_ids(workspace_id, checked.escalate_to, connection)

@@ -5,6 +5,9 @@ everything) and gives the policy such a card gets when its agent sent none. Rule
 tried in ``position`` order and the first match applies. The policy chosen is copied into
 the ``interaction.requested`` event, so editing a rule later never changes a card already
 asked, and replaying the log gives the same cards.
+
+``ApprovalSettings`` holds the workspace's limits on any policy, a rule's or an agent's:
+on which risks a card's expiry may approve it.
 """
 
 from __future__ import annotations
@@ -32,3 +35,22 @@ class PolicyRule(Model):
     class Meta:
         table = "policy_rule"
         indexes = (("workspace_id", "position"),)
+
+
+class ApprovalSettings(Model):
+    """Limits on what the policies of a workspace may decide by themselves.
+
+    No row means the defaults (``hub.core.approvals.expiry_approval``)."""
+
+    id = fields.IntField(primary_key=True)
+    workspace: fields.OneToOneRelation[Any] = fields.OneToOneField(
+        "models.Workspace", related_name="approval_settings", on_delete=fields.CASCADE
+    )
+    workspace_id: str
+    # The risks ("low", "medium", "high") on which a card's expiry may approve it.
+    approve_on_expiry: list[str] = fields.JSONField(default=list)
+    updated_by = fields.CharField(max_length=100)
+    updated_at = fields.DatetimeField()
+
+    class Meta:
+        table = "approval_settings"

@@ -1,4 +1,5 @@
-"""Workspace approval-policy rules: which policy a card gets when its agent sent none."""
+"""Workspace approval-policy rules (which policy a card gets when its agent sent none) and
+the approval settings that limit every policy, a rule's or an agent's."""
 
 from __future__ import annotations
 
@@ -7,6 +8,11 @@ from typing import Any, Literal
 from pydantic import Field
 from quart import Blueprint
 
+from hub.core.approvals.expiry_approval import (
+    approve_on_expiry,
+    settings_view,
+    update_approve_on_expiry,
+)
 from hub.core.approvals.rules import create_rule, delete_rule, list_rules, rule_view
 from hub.core.errors import Forbidden
 from hub.core.store.models import Role
@@ -26,6 +32,14 @@ class NewPolicyRule(ApiModel):
     agent_id: str | None = Field(None, max_length=40)
     card_type: Literal["approval", "review", "choice", "input"] | None = None
     policy: dict[str, Any]
+
+
+class ApprovalSettingsBody(ApiModel):
+    """``approveOnExpiry``: the risks on which a card whose policy says ``onExpiry: approve``
+    may approve itself when it expires (default low and medium; a card without a risk
+    counts as medium). An empty list keeps every expiry decision for people."""
+
+    approve_on_expiry: list[Literal["low", "medium", "high"]] = Field(max_length=3)
 
 
 async def owner_of(ws: str) -> Caller:
@@ -70,3 +84,24 @@ async def remove_rule(ws: str, rule_id: str) -> tuple[str, int]:
     await owner_of(ws)
     await delete_rule(ws, rule_id)
     return "", 204
+
+
+@blueprint.get("/workspaces/<ws>/approval-settings")
+async def approval_settings(ws: str) -> dict[str, Any]:
+    """The workspace's limits on approval policies: ``{approveOnExpiry: [risk]}``."""
+    await member_of(ws)
+    return settings_view(await approve_on_expiry(ws))
+
+
+@blueprint.put("/workspaces/<ws>/approval-settings")
+@json_body(ApprovalSettingsBody)
+async def change_approval_settings(ws: str, body: ApprovalSettingsBody) -> dict[str, Any]:
+    """Set on which risks an expiry may approve a card (owners only). Cards asked before
+    keep the policy they got; an agent asking for ``onExpiry: approve`` on any other risk is
+    refused (``expiry_approval_not_allowed``). 409 ``rule_approves_on_expiry`` while a
+    policy rule would still do it."""
+    caller = await owner_of(ws)
+    risks = await update_approve_on_expiry(
+        ws, list(body.approve_on_expiry), by=caller.actor, now=utcnow()
+    )
+    return settings_view(risks)

@@ -1,4 +1,5 @@
-"""The Settings page's approval-policy rules: the workspace's owners add and delete them.
+"""The Settings page's approval-policy rules: the workspace's owners add and delete them,
+and choose on which risks a card's expiry may approve it.
 
 The form is the API's ``POST /policy-rules`` in HTML: people are typed as emails separated
 by commas, delays in seconds. The core checks everything (``hub.core.approvals.policies``); a bad
@@ -11,6 +12,7 @@ from typing import Any
 
 from quart import Blueprint, flash, redirect, request, url_for
 
+from hub.core.approvals.expiry_approval import update_approve_on_expiry
 from hub.core.approvals.rules import create_rule, delete_rule
 from hub.core.errors import Forbidden, HubError
 from hub.core.store.models import Membership, Role
@@ -85,6 +87,22 @@ async def remove(workspace_id: str, rule_id: str) -> Any:
         await _owner_actor(workspace_id)
         await delete_rule(workspace_id, rule_id)
         await flash(_("Approval policy rule deleted."))
+    except HubError as error:
+        await flash(f"{error.message} ({error.code})")
+    return redirect(url_for("pages.settings.show", workspace_id=workspace_id) + "#policy-title")
+
+
+@blueprint.post("/w/<workspace_id>/settings/approval-settings")
+@login_required
+async def change_settings(workspace_id: str) -> Any:
+    """The API's ``PUT /approval-settings`` in HTML: one checkbox per risk."""
+    form = await request.form
+    try:
+        actor = await _owner_actor(workspace_id)
+        await update_approve_on_expiry(
+            workspace_id, form.getlist("approve_on_expiry"), by=actor, now=utcnow()
+        )
+        await flash(_("Approval settings saved."))
     except HubError as error:
         await flash(f"{error.message} ({error.code})")
     return redirect(url_for("pages.settings.show", workspace_id=workspace_id) + "#policy-title")

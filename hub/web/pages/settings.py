@@ -13,6 +13,7 @@ from typing import Any
 
 from quart import Blueprint, flash, redirect, render_template, request, session, url_for
 
+from hub.core.approvals.expiry_approval import approve_on_expiry
 from hub.core.approvals.rules import list_rules, rule_view
 from hub.core.errors import HubError
 from hub.core.notify.preferences import get_preferences, update_preferences
@@ -57,6 +58,7 @@ async def policy_rules_context(workspace_id: str, user_id: str) -> dict[str, Any
             for rule in rules
         ],
         "may_change": role == Role.OWNER,
+        "approve_on_expiry": await approve_on_expiry(workspace_id),
     }
 
 

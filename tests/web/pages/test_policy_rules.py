@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from hub.core.approvals.expiry_approval import approve_on_expiry
 from hub.core.approvals.rules import list_rules
 
 
@@ -30,4 +31,22 @@ async def test_a_rule_naming_a_stranger_is_refused_with_its_code(browser) -> Non
     response = await ada.post(ada.w("/settings/policy-rules"), form, token_from=ada.w("/settings"))
     html = await response.get_data(as_text=True)
     assert response.status_code == 422 and "unknown_approver" in html
+    assert await list_rules(ada.workspace_id) == []
+
+
+async def test_an_owner_chooses_the_risks_an_expiry_may_approve(browser) -> None:  # type: ignore[no-untyped-def]
+    ada = await browser("Ada")
+    _status, html = await ada.page(ada.w("/settings"))
+    assert "data-approval-settings" in html and 'value="high" ' in html
+    form = {"approve_on_expiry": "medium"}
+    response = await ada.post(
+        ada.w("/settings/approval-settings"), form, token_from=ada.w("/settings")
+    )
+    assert response.status_code == 302
+    assert await approve_on_expiry(ada.workspace_id) == ["medium"]
+    # A rule approving low-risk cards on expiry is now refused, with its code.
+    rule = {"risk": "low", "mode": "any", "required": "1", "on_expiry": "approve"}
+    response = await ada.post(ada.w("/settings/policy-rules"), rule, token_from=ada.w("/settings"))
+    html = await response.get_data(as_text=True)
+    assert response.status_code == 422 and "expiry_approval_not_allowed" in html
     assert await list_rules(ada.workspace_id) == []
