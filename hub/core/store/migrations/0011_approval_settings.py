@@ -6,7 +6,7 @@ from tortoise.fields.base import OnDelete
 from tortoise import fields
 
 class Migration(migrations.Migration):
-    dependencies = [('models', '0008_teams')]
+    dependencies = [('models', '0010_sessions')]
 
     initial = False
 
