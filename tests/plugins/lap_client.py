@@ -45,7 +45,7 @@ class RawAgent:
         envelope_id = id or f"up_{ULID()}"
         envelope = {"id": envelope_id, "type": kind, "version": "0.1", "payload": payload or {}}
         envelope.update(fields)
-        await self._send(json.dumps(envelope))
+        await self._send(json.dumps(envelope, ensure_ascii=False))  # UTF-8, as adapters send
         return envelope_id
 
     async def recv(self, within: float = 5.0) -> dict[str, Any]:
