@@ -15,6 +15,10 @@ frame that runs past it is not read to its end: hypercorn closes the socket with
 (message too big), here with the reason ``{"code":"frame_too_large"}`` the protocol's other
 closes give. One socket of a client that floods therefore holds about
 ``(10 + INBOX_FRAMES + 2) × MAX_FRAME_BYTES`` characters of input at most.
+
+Hypercorn's queue was only ever full for an app that had stopped reading, so it hands over
+a disconnect, and goes on reading after the app has ended, as if it never were; with the
+inbox bounded it often is, and ``BoundedWSStream`` keeps either from waiting forever.
 """
 
 from __future__ import annotations
