@@ -206,6 +206,7 @@ async def _serve(args: argparse.Namespace, settings: Settings) -> int:
     from hub.host.collector_tuning import tune_for_serving
     from hub.host.lifecycle import shutdown_requested
     from hub.host.websocket_compression import decline_permessage_deflate
+    from hub.host.websocket_limits import limit_websocket_frames
 
     app = create_app(settings)
     decline_permessage_deflate()
@@ -221,6 +222,7 @@ async def _serve(args: argparse.Namespace, settings: Settings) -> int:
     # Hand hypercorn our logger so its lines go through the one configured handler once.
     config.errorlog = logging.getLogger("hypercorn.error")
     config.graceful_timeout = 5
+    limit_websocket_frames(config)
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for signum in (signal.SIGINT, signal.SIGTERM):

@@ -81,6 +81,12 @@ class Settings(BaseSettings):
         description="How long running tasks of an offline agent wait before failing with "
         "`agent_unreachable`.",
     )
+    hello_timeout_s: float = Field(
+        30.0,
+        gt=0,
+        description="How long a new agent socket may take to send `agent.hello` before it "
+        "is closed (1008 `hello_timeout`); raise it only for agents on very slow links.",
+    )
     pairing_code_ttl_s: float = Field(600.0, gt=0, description="Lifetime of a pairing code.")
     subscriber_queue_size: int = Field(
         1000,

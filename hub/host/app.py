@@ -27,7 +27,16 @@ from hub.core.log.bus import DEFAULT_BUS
 from hub.core.log.relay import PostgresRelay
 from hub.core.log.watch import LOG_WATCH_PERIOD_S, LogWatch
 from hub.core.store.database import close_database, open_database
-from hub.host import client_address, errors, headers, health, identity, path_ids, text_input
+from hub.host import (
+    client_address,
+    errors,
+    headers,
+    health,
+    identity,
+    path_ids,
+    text_input,
+    websocket_limits,
+)
 from hub.host.settings import SETTINGS_KEY
 
 logger = logging.getLogger(__name__)
@@ -55,6 +64,7 @@ def create_app(settings: Settings | None = None, **overrides: Any) -> Quart:
     text_input.init_app(app)
     identity.init_app(app, public_url=settings.resolved_public_url)
     health.init_app(app)
+    websocket_limits.init_app(app)
     web.init_app(app)
     plugins.load_plugins(app)
     # Last: the scope it rewrites is the one every other wrapper and the app itself see.

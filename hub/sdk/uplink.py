@@ -14,13 +14,14 @@ socket does (welcomed, lost) and what the hub answers.
 from __future__ import annotations
 
 import asyncio
+import json
 from collections import defaultdict
 from collections.abc import Callable
 from typing import Any, Protocol
 
 from hub.protocol.clock import utcnow
 from hub.protocol.interactions import InteractionCard
-from hub.protocol.lap import PROTOCOL_VERSION, Ack
+from hub.protocol.lap import MAX_FRAME_BYTES, PROTOCOL_VERSION, Ack
 from hub.sdk.connection import Connection
 from hub.sdk.errors import AgentClosed, HubRefused, TaskCancelled
 from hub.sdk.ids import new_id
@@ -77,6 +78,7 @@ class Uplink:
         if self._closed:
             raise AgentClosed("the agent was closed")
         envelope = _envelope(envelope_id, kind, payload, task_id, conversation_id)
+        _refuse_if_too_large(envelope)
         answer = self.pending.add(envelope)
         self._persist()
         if self.live.is_set():
@@ -95,6 +97,7 @@ class Uplink:
         """Best effort, never resent (streaming deltas: the final message carries it all)."""
         if self.live.is_set():
             envelope = _envelope(new_id("evt"), kind, payload, task_id, conversation_id)
+            _refuse_if_too_large(envelope)
             await self._connection.send(envelope)
 
     async def ask(
@@ -208,6 +211,18 @@ class Uplink:
                 sent.add(str(envelope["id"]))
         if self._connection.is_open:
             self.live.set()
+
+
+def _refuse_if_too_large(envelope: Envelope) -> None:
+    """Refuse, before it is kept, a frame the hub would not read: past ``MAX_FRAME_BYTES``
+    characters it closes the socket (1009), and resending it would close every next one."""
+    size = len(json.dumps(envelope))  # ASCII, as the connection sends it: bytes too
+    if size > MAX_FRAME_BYTES:
+        raise HubRefused(
+            f"This uplink is {size} bytes; a frame may hold at most {MAX_FRAME_BYTES}.",
+            code="frame_too_large",
+            hint="Send less at once: split the content or link to it as an artifact.",
+        )
 
 
 def _envelope(

@@ -19,7 +19,9 @@ hub's own origin) and only for members of the workspace. Frames are JSON text:
 
 The client may also send the user-side frames of spec §10.1 (``message.create``,
 ``task.create``, ``interaction.respond``, ``task.cancel_requested``); each is answered with
-``ack`` or ``error`` on this socket — see ``hub.web.client_commands``.
+``ack`` or ``error`` on this socket — see ``hub.web.client_commands``. They are read one at a
+time, as fast as they are answered (``hub.host.websocket_limits``); a frame past
+``MAX_FRAME_BYTES`` characters closes the socket with 1009.
 """
 
 from __future__ import annotations

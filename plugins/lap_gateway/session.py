@@ -15,7 +15,10 @@ credential), with an ``error`` frame first and the error's close code.
 Presence: any frame proves the agent alive; ``agent.heartbeat`` frames are always recorded,
 other frames at most every half interval so a busy agent costs no extra writes. WebSocket
 ping frames are answered by the server below the application and never reach it, so they
-do not count: adapters send ``agent.heartbeat``.
+do not count: adapters send ``agent.heartbeat``. A socket that says no hello within
+``hello_timeout_s``, or once greeted sends nothing for ``SILENT_INTERVALS`` heartbeat
+intervals, is closed with 1008 (``hello_timeout``, ``heartbeat_timeout``): a socket holds the
+hub's memory and a task for as long as it is open, and a stranger's costs nothing to open.
 """
 
 from __future__ import annotations
@@ -67,7 +70,10 @@ logger = logging.getLogger(__name__)
 
 T = TypeVar("T")
 
-HELLO_TIMEOUT_S = 30.0
+# A greeted socket with no frame for this many heartbeat intervals is closed: a live adapter
+# sends one every interval, and the agent counts as offline after two (presence), so the
+# third is a peer that is gone (a half-open connection) or only holding the socket open.
+SILENT_INTERVALS = 3
 # Frames of one agent taken in and not yet answered; past this, the socket is not read
 # until the oldest is answered (backpressure on the agent).
 MAX_FRAMES_IN_FLIGHT = 64
@@ -172,14 +178,17 @@ class AgentSession:
         return await asyncio.shield(job)
 
     async def _handshake(self) -> tuple[Envelope, AgentHello] | None:
+        deadline = self.gateway.settings.hello_timeout_s
         try:
-            async with asyncio.timeout(HELLO_TIMEOUT_S):
+            async with asyncio.timeout(deadline):
                 envelope, hello = await self._read_hello()
         except TimeoutError:
             await self.close(
                 POLICY_VIOLATION,
                 InvalidInput(
-                    f"No agent.hello within {HELLO_TIMEOUT_S:.0f} s.", code="hello_timeout"
+                    f"No agent.hello within {deadline:g} s.",
+                    code="hello_timeout",
+                    hint="Send agent.hello as the first frame, right after connecting.",
                 ),
             )
             return None
@@ -343,9 +352,15 @@ class AgentSession:
         commit per round trip, and still sees its acks in its own order. A frame answered
         at once (a heartbeat, a refusal) with no answer waiting before it is answered here.
         """
+        silence = SILENT_INTERVALS * self.gateway.settings.heartbeat_interval_s
         try:
             while not self._closed:
-                raw = await self.socket.receive()
+                try:
+                    async with asyncio.timeout(silence):
+                        raw = await self.socket.receive()
+                except TimeoutError:
+                    await self._close_silent(silence)
+                    return
                 if self._answering is not None and self._answering.done():
                     self._answering.result()  # a failed send ends the session, as it would here
                 frame = _read(raw)
@@ -366,6 +381,18 @@ class AgentSession:
             if self._answering is not None:
                 self._answering.cancel()
                 await asyncio.gather(self._answering, return_exceptions=True)
+
+    async def _close_silent(self, silence: float) -> None:
+        agent_id = self.agent.id if self.agent is not None else "(pairing)"
+        logger.info("agent %s sent nothing for %g s; closing its socket", agent_id, silence)
+        await self.close(
+            POLICY_VIOLATION,
+            InvalidInput(
+                f"No frame for {silence:g} s ({SILENT_INTERVALS} heartbeat intervals).",
+                code="heartbeat_timeout",
+                hint="Send agent.heartbeat every heartbeatIntervalS seconds; connect again.",
+            ),
+        )
 
     async def _answer_in_order(self) -> None:
         """Send the waiting answers oldest first; ends (done) when none is left."""

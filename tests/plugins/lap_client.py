@@ -30,6 +30,7 @@ class RawAgent:
         self._receive = receive
         self.downlinks: list[dict[str, Any]] = []  # frames with a log sequence, in arrival order
         self.others: list[dict[str, Any]] = []  # every other frame not asked for by id
+        self.heartbeat_interval_s: float | None = None  # from the welcome, once greeted
 
     async def send_text(self, text: str) -> None:
         await self._send(text)
@@ -45,7 +46,7 @@ class RawAgent:
         envelope_id = id or f"up_{ULID()}"
         envelope = {"id": envelope_id, "type": kind, "version": "0.1", "payload": payload or {}}
         envelope.update(fields)
-        await self._send(json.dumps(envelope))
+        await self._send(json.dumps(envelope, ensure_ascii=False))  # UTF-8, as adapters send
         return envelope_id
 
     async def recv(self, within: float = 5.0) -> dict[str, Any]:
@@ -82,7 +83,9 @@ class RawAgent:
     async def hello(self, **payload: Any) -> dict[str, Any]:
         """Send agent.hello; returns the welcome (an agent.paired before it is kept)."""
         await self.send("agent.hello", payload)
-        return await self.frame_of_type("agent.welcome")
+        welcome = await self.frame_of_type("agent.welcome")
+        self.heartbeat_interval_s = welcome["payload"]["heartbeatIntervalS"]
+        return welcome
 
     async def downlink(self, within: float = 5.0) -> dict[str, Any]:
         """The next frame carrying a log sequence."""
@@ -96,12 +99,25 @@ class RawAgent:
                 self.others.append(frame)
 
     async def quiet(self, seconds: float) -> list[dict[str, Any]]:
-        """Every frame that arrives within ``seconds`` (none, if all was delivered once)."""
+        """Every frame that arrives within ``seconds`` (none, if all was delivered once).
+
+        Once greeted, it sends heartbeats meanwhile, as an adapter does, so that the hub
+        does not close a socket silent for longer than it allows; their acks are not kept.
+        """
         frames = []
+        beats: set[str] = set()
+        every = self.heartbeat_interval_s / 2 if self.heartbeat_interval_s else seconds
         with contextlib.suppress(TimeoutError):
             async with asyncio.timeout(seconds):
                 while True:
-                    frames.append(await self.recv(seconds))
+                    if self.heartbeat_interval_s:
+                        beats.add(await self.send("agent.heartbeat"))
+                    with contextlib.suppress(TimeoutError):
+                        async with asyncio.timeout(every):
+                            while True:
+                                frame = await self.recv(seconds)
+                                if frame["type"] != "ack" or frame["payload"]["id"] not in beats:
+                                    frames.append(frame)
         return frames
 
     def _keep(self, frame: dict[str, Any]) -> None:

@@ -24,10 +24,11 @@ from hub.core.task_states import TaskStatus
 from hub.protocol.lap import MAX_FRAME_BYTES
 from hub.testing import HubProcess, eventually
 from tests.core.agent_setup import new_code
-from tests.plugins.lap_client import raw_agent
+from tests.plugins.lap_client import RawAgent, raw_agent
 
 INTERVAL = 0.5  # heartbeat interval of the hub under test
 GRACE = 2.0  # its grace period before running tasks fail
+HELLO_TIMEOUT = 3.0  # how long it waits for a hello
 
 
 @pytest.fixture
@@ -37,6 +38,7 @@ async def hub(db: str, tmp_path: Path) -> AsyncIterator[HubProcess]:
         tmp_path / "hub",
         LINEUP_HEARTBEAT_INTERVAL_S=str(INTERVAL),
         LINEUP_AGENT_GRACE_PERIOD_S=str(GRACE),
+        LINEUP_HELLO_TIMEOUT_S=str(HELLO_TIMEOUT),
     )
     await asyncio.to_thread(process.start)
     try:
@@ -172,7 +174,10 @@ async def test_a_raw_client_gets_an_answer_for_every_frame_and_keeps_its_socket(
         assert bad_envelope["payload"]["code"] == "invalid_envelope"
         await still_up()
 
-        huge = await agent.call("message.create", {"content": "x" * (MAX_FRAME_BYTES + 1)})
+        # Over the limit in bytes, under it in characters: read, refused, socket kept. (Past it
+        # in characters, the frame is not read to its end: tests/host/test_websocket_limits.)
+        two_bytes_each = "é" * (MAX_FRAME_BYTES // 2)
+        huge = await agent.call("message.create", {"content": two_bytes_each})
         assert huge["payload"]["code"] == "frame_too_large"
         await still_up()
 
@@ -198,6 +203,59 @@ async def test_a_raw_client_gets_an_answer_for_every_frame_and_keeps_its_socket(
         assert (task.status, task.progress) == (TaskStatus.RUNNING, 50)
         assert socket.close_code is None
     assert "payload.mood" in hub.log() and "traceId" in hub.log()
+
+
+async def closed_by_the_hub(agent: RawAgent, within: float = 15.0) -> list[dict[str, object]]:
+    """Every frame until the hub closes the socket; the test fails if it does not within
+    ``within``, which is well short of the default hello deadline (30 s)."""
+    frames = []
+    with pytest.raises(ConnectionClosed):
+        async with asyncio.timeout(within):
+            while True:
+                frames.append(await agent.recv(within))
+    return frames
+
+
+async def test_a_socket_that_says_no_hello_is_closed_at_the_deadline(hub: HubProcess) -> None:
+    async def chatter(agent: RawAgent) -> None:
+        while True:  # frames, but never a hello: the deadline still holds
+            await agent.send("agent.heartbeat")
+            await asyncio.sleep(INTERVAL / 2)
+
+    async with (
+        raw_agent(hub.url) as (silent, silent_socket),
+        raw_agent(hub.url) as (
+            chatty,
+            chatty_socket,
+        ),
+    ):
+        chatting = asyncio.create_task(chatter(chatty))
+        try:
+            for agent, socket in ((silent, silent_socket), (chatty, chatty_socket)):
+                frames = await closed_by_the_hub(agent)
+                assert frames[-1]["payload"]["code"] == "hello_timeout"  # type: ignore[index]
+                assert socket.close_code == 1008
+                assert socket.close_reason == '{"code":"hello_timeout"}'
+        finally:
+            chatting.cancel()
+            await asyncio.gather(chatting, return_exceptions=True)
+
+
+async def test_a_greeted_agent_that_goes_silent_is_closed(
+    hub: HubProcess, workspace: Workspace
+) -> None:
+    _, credential = await paired(hub, workspace)
+    async with raw_agent(hub.url, credential) as (agent, socket):
+        await agent.hello()
+        for _ in range(8):  # heartbeats keep it open well past three intervals
+            await asyncio.sleep(INTERVAL / 2)
+            assert (await agent.call("agent.heartbeat"))["type"] == "ack"
+        frames = await closed_by_the_hub(agent)
+    assert frames[-1]["payload"]["code"] == "heartbeat_timeout"  # type: ignore[index]
+    assert socket.close_code == 1008
+    assert socket.close_reason == '{"code":"heartbeat_timeout"}'
+    async with raw_agent(hub.url, credential) as (agent, _):
+        assert (await agent.hello())["type"] == "agent.welcome"  # welcome back
 
 
 async def test_a_hello_naming_another_workspace_is_refused(

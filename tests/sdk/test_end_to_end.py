@@ -10,7 +10,8 @@ from typing import Any
 import pytest
 
 from hub.core.store.models import Event, Interaction, InteractionStatus, Task
-from hub.sdk import Agent, AuthenticationFailed, Backoff
+from hub.protocol.lap import MAX_FRAME_BYTES
+from hub.sdk import Agent, AuthenticationFailed, Backoff, HubRefused
 from hub.sdk.adapters import demo
 from tests.sdk.live import LiveHub, live_hub
 
@@ -53,6 +54,26 @@ async def test_an_sdk_agent_pairs_works_a_task_and_its_decision_arrives_once(
     assert len(detail["children"]) == 1 and len(detail["artifacts"]) == 1
     messages = await hub.api("GET", f"/conversations/{conversation}/messages")
     assert any("Done" in m["content"] for m in messages["messages"])
+
+
+async def test_an_uplink_too_large_for_the_hub_is_refused_before_it_is_sent(
+    hub: LiveHub, tmp_path: Path
+) -> None:
+    """The hub closes a socket on a frame past MAX_FRAME_BYTES characters (1009); an SDK
+    that kept and resent it would be closed again on every reconnect."""
+    agent = sdk_agent(hub, tmp_path / "agent", pairing_code=await hub.pairing_code(), name="Big")
+    async with agent:
+        assert agent.agent_id
+        await hub.confirm(agent.agent_id, "Big")
+        conversation = await hub.conversation(agent.agent_id)
+        async with asyncio.timeout(30):
+            with pytest.raises(HubRefused) as refused:
+                await agent.post_message(conversation, "x" * MAX_FRAME_BYTES)
+            assert refused.value.code == "frame_too_large" and refused.value.hint
+            await agent.post_message(conversation, "a reasonable one")
+        assert agent.connects == 1
+    messages = await hub.api("GET", f"/conversations/{conversation}/messages")
+    assert [m["content"] for m in messages["messages"]] == ["a reasonable one"]
 
 
 async def test_a_refused_pairing_code_is_a_clear_error(hub: LiveHub, tmp_path: Path) -> None:
