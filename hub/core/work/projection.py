@@ -57,6 +57,8 @@ handlers = EventHandlers()
 
 async def apply(event: Event, connection: Connection, *, replaying: bool = False) -> None:
     """Apply ``event`` to the projections; types without a handler are stored only."""
+    if not replaying:  # what is in the log stays: a replay re-applies it whole
+        await agent_lifecycle.refuse_revoked_actor(event, connection)
     await handlers.apply(event, connection)
     if not replaying:
         # Agent rows are entities, not projections: changed with their event, never rebuilt.
