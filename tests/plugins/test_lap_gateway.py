@@ -99,7 +99,7 @@ async def test_an_agent_pairs_and_comes_back_with_its_credential(
         "workspaceId": workspace.id,
         "heartbeatIntervalS": INTERVAL,
         "epoch": workspace.epoch,
-        "lastSequence": 2,
+        "lastSequence": 3,
         "status": "pending",
     }
     stored = await Agent.get(id=agent_id)
@@ -108,6 +108,7 @@ async def test_an_agent_pairs_and_comes_back_with_its_credential(
     assert [e.type for e in await events_after(workspace.id, 0)] == [
         "agent.paired",
         "agent.online",
+        "agent.connected",
     ]
 
     async with raw_agent(hub.url, credential) as (agent, _):

@@ -31,6 +31,7 @@ AGENT_EVENT_TYPES = frozenset(
         "agent.online",
         "agent.offline",
         "agent.revoked",
+        "agent.connected",
     }
 )
 
@@ -200,6 +201,17 @@ async def _offline(event: Event, connection: Connection) -> None:
         raise Conflict(f"Agent {agent.id} sent a heartbeat since.", code="agent_came_back")
     agent.status = AgentStatus.OFFLINE
     await agent.save(using_db=connection, update_fields=["status"])
+
+
+@handlers.on("agent.connected")
+async def _connected(event: Event, connection: Connection) -> None:
+    # A socket of the agent took over (hub.core.agents.presence.announce_connection). It is
+    # addressed to the agent, so every socket of it, in any hub process, reads it in order
+    # among its downlink events and knows whether a newer one holds the agent now.
+    agent_id = event.payload.get("agentId")
+    if event.actor != f"agent:{agent_id}" or not event.payload.get("sessionId"):
+        raise InvalidInput("agent.connected is an agent's own, with its 'sessionId'.")
+    event.recipient_agent_id = agent_id
 
 
 @handlers.on("agent.revoked")

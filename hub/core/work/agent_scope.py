@@ -70,7 +70,7 @@ async def check_conversation(
             f"Conversation {conversation_id} does not exist in this workspace.",
             code="conversation_not_found",
         )
-    if agent_id not in (members or []):  # type: ignore[operator]
+    if agent_id not in (members or []):
         raise Forbidden(
             f"This agent is not part of conversation {conversation_id}.",
             code="conversation_not_yours",
