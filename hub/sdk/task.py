@@ -238,7 +238,8 @@ class Task:
     async def post_message(
         self, content: str, *, attachments: list[dict[str, Any]] | None = None
     ) -> str:
-        """A message in the task's conversation; returns its id."""
+        """A message in the task's conversation (the hub opens one for a task that has
+        none, so the task's result has a place on its page); returns its id."""
         key = self._next_step()
         message_id = derived_id("msg", key)
         payload: dict[str, Any] = {"messageId": message_id, "content": content}

@@ -10,6 +10,10 @@ Events appended by another process reach the bus through the relay (PostgreSQL);
 bus never carried send every reader back to the log within about a second
 (``hub.core.log.watch``), and a downlink sent back so looks for its agent's revocation too.
 
+One socket per agent: a later ``agent.connected`` of the agent, from any hub process, is
+read here in log order like its other events, and ends this downlink before anything
+after it is sent, so each event goes out on one socket.
+
 Unlike ``hub.core.log.feed.WorkspaceFeed``, which follows every event of a workspace, this reads
 only the agent's own: an agent back after a day replays its handful of events, not the
 workspace's thousands.
@@ -72,6 +76,10 @@ def downlink_frame(event: Event) -> str:
 
 
 class AgentDownlink:
+    """``session_id`` and ``connected_at`` name this socket's own ``agent.connected``: a
+    later one of another socket means this one was replaced (``replaced``), and nothing
+    after it is sent here."""
+
     def __init__(
         self,
         workspace_id: str,
@@ -79,9 +87,14 @@ class AgentDownlink:
         *,
         bus: EventBus,
         send: Callable[[str], Awaitable[None]],
+        session_id: str | None = None,
+        connected_at: int = 0,
     ) -> None:
         self.workspace_id = workspace_id
         self.agent_id = agent_id
+        self.session_id = session_id
+        self.connected_at = connected_at
+        self.replaced = False
         self.last_sent = 0
         self.sent = 0  # frames sent, replayed or live
         self._bus = bus
@@ -100,12 +113,13 @@ class AgentDownlink:
             self._subscription = None
 
     async def run(self, after: int) -> None:
-        """Replay after ``after``, then follow; returns when the agent is revoked."""
+        """Replay after ``after``, then follow; returns when the agent is revoked or this
+        socket was replaced (``replaced``)."""
         if self._subscription is None:
             self.subscribe()
         self.last_sent = after
         await self._send_from_log()
-        while True:
+        while not self.replaced:
             assert self._subscription is not None
             try:
                 published = await self._subscription.get()
@@ -131,8 +145,21 @@ class AgentDownlink:
                 recipient_agent_id=self.agent_id,
             )
             for event in page:
+                if event.type == "agent.connected":  # the hub's own, never a frame
+                    if self._replaced_by(event):
+                        self.replaced = True
+                        return
+                    self.last_sent = int(event.sequence)
+                    continue
                 await self._send(downlink_frame(event))
                 self.last_sent = int(event.sequence)
                 self.sent += 1
             if len(page) < PAGE_SIZE:
                 return
+
+    def _replaced_by(self, connected: Event) -> bool:
+        return (
+            self.session_id is not None
+            and int(connected.sequence) > self.connected_at
+            and connected.payload.get("sessionId") != self.session_id
+        )

@@ -1,8 +1,9 @@
 """The gateway's state in one process: live sessions, the presence sweeper, shutdown.
 
-One live socket per agent: when an agent connects again while its old socket still looks
-open here (a half-open TCP connection, say), the old one is closed with
-``connection_replaced``, so each downlink goes out on one socket only.
+One live socket per agent, across every hub process: each session logs
+``agent.connected`` as it starts, and an older socket of the agent, wherever it is, reads
+that among its downlink events and closes with ``connection_replaced``
+(``plugins.lap_gateway.downlink``), so each downlink goes out on one socket only.
 """
 
 from __future__ import annotations
@@ -13,7 +14,6 @@ from typing import TYPE_CHECKING
 
 from hub.config import Settings
 from hub.core.agents.presence import PresenceSweeper
-from hub.core.errors import Conflict
 from hub.core.log.bus import DEFAULT_BUS, EventBus
 from hub.host.lifecycle import SERVICE_RESTART
 
@@ -33,7 +33,6 @@ class Gateway:
             heartbeat_interval_s=settings.heartbeat_interval_s,
             grace_period_s=settings.agent_grace_period_s,
         )
-        self.by_agent: dict[str, AgentSession] = {}
         self._open: set[AgentSession] = set()
 
     def opened(self, session: AgentSession) -> None:
@@ -41,22 +40,6 @@ class Gateway:
 
     def closed(self, session: AgentSession) -> None:
         self._open.discard(session)
-        agent = session.agent
-        if agent is not None and self.by_agent.get(agent.id) is session:
-            del self.by_agent[agent.id]
-
-    async def register(self, session: AgentSession) -> None:
-        assert session.agent is not None
-        previous = self.by_agent.get(session.agent.id)
-        self.by_agent[session.agent.id] = session
-        if previous is not None and previous is not session:
-            logger.info("agent %s connected again; closing its older socket", session.agent.id)
-            error = Conflict(
-                "This agent connected again on another socket; this one is closed.",
-                code="connection_replaced",
-                hint="Run one adapter per agent credential.",
-            )
-            await previous.close(error.close_code, error)
 
     @property
     def session_count(self) -> int:

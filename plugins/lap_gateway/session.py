@@ -35,9 +35,10 @@ from quart import Websocket
 
 from hub.config import Settings
 from hub.core.agents.lifecycle import credential_revoked
-from hub.core.agents.presence import record_heartbeat
+from hub.core.agents.presence import announce_connection, record_heartbeat
 from hub.core.agents.registry import public_status, redeem_pairing_code
-from hub.core.errors import HubError, InvalidInput, Unauthorized
+from hub.core.errors import Conflict, HubError, InvalidInput, Unauthorized
+from hub.core.ids import new_id
 from hub.core.log.bus import BusClosing, EventBus
 from hub.core.log.epochs import resume
 from hub.core.store.models import Agent, Workspace
@@ -78,6 +79,12 @@ SILENT_INTERVALS = 3
 # until the oldest is answered (backpressure on the agent).
 MAX_FRAMES_IN_FLIGHT = 64
 
+REPLACED = Conflict(
+    "This agent connected again on another socket; this one is closed.",
+    code="connection_replaced",
+    hint="Run one adapter per agent credential.",
+)
+
 Reply = tuple[str, Unauthorized | None]
 POLICY_VIOLATION = 1008
 INTERNAL_ERROR = 1011
@@ -85,8 +92,7 @@ INTERNAL_ERROR = 1011
 
 class SessionHost(Protocol):
     """What a session needs of the gateway that holds it (``plugins.lap_gateway.gateway``):
-    the settings, the bus, and being counted open, registered as its agent's one socket,
-    and let go."""
+    the settings, the bus, and being counted open and let go."""
 
     settings: Settings
     bus: EventBus
@@ -94,8 +100,6 @@ class SessionHost(Protocol):
     def opened(self, session: AgentSession) -> None: ...
 
     def closed(self, session: AgentSession) -> None: ...
-
-    async def register(self, session: AgentSession) -> None: ...
 
 
 class AgentSession:
@@ -274,12 +278,25 @@ class AgentSession:
     async def _serve(self, envelope: Envelope, hello: AgentHello) -> None:
         agent = self.agent
         assert agent is not None
-        await self.gateway.register(self)
+        session_id = new_id("event")
+        try:
+            connected_at = await self._finish(announce_connection(agent, session_id))
+        except Exception as refused:  # revoked meanwhile, or the database is away
+            refusal, revoked = self._refusal(refused, envelope.id)
+            if revoked is not None:
+                await self.close(revoked.close_code, revoked)
+            else:
+                fault = storage_fault(refused)
+                await self.send(refusal)
+                await self.close(fault.close_code if fault is not None else INTERNAL_ERROR)
+            return
         downlink = AgentDownlink(
             agent.workspace_id,
             agent.id,
             bus=self.gateway.bus,
             send=self.send,
+            session_id=session_id,
+            connected_at=connected_at,
         )
         downlink.subscribe()  # before reading the log's position: nothing slips between
         try:
@@ -306,6 +323,9 @@ class AgentSession:
             elif failure is not None:
                 logger.error("session of agent %s failed", agent.id, exc_info=failure)
                 await self.close(INTERNAL_ERROR, HubError("The hub hit an error; connect again."))
+            elif downlink.replaced:
+                logger.info("agent %s connected again; closing its older socket", agent.id)
+                await self.close(REPLACED.close_code, REPLACED)
             elif not self._closed:  # the downlink saw agent.revoked
                 logger.info("agent %s revoked; closing its socket", agent.id)
                 error = credential_revoked(agent)

@@ -112,15 +112,18 @@ def _event_payload(
     task_id: str | None = body.get("taskId") or envelope.task_id
     conversation_id = envelope.conversation_id
     if isinstance(payload, MessageCreate):
+        # Without a conversation, a message about a task goes to the task's (see the
+        # projection, which gives a task without one its own).
         conversation_id = payload.conversation_id or envelope.conversation_id
-        if conversation_id is None:
+        if conversation_id is None and task_id is None:
             raise InvalidInput(
-                "message.create needs a conversation.",
+                "message.create needs a conversation or a task.",
                 code="conversation_required",
-                hint="Set conversationId in the payload or the envelope (a task.assigned "
-                "frame carries its conversation).",
+                hint="Set conversationId, or taskId for a message about a task, in the "
+                "payload or the envelope.",
             )
-        body["conversationId"] = conversation_id
+        if conversation_id is not None:
+            body["conversationId"] = conversation_id
         _fill(body, "messageId", "message")
     elif isinstance(payload, TaskChildCreated | TaskCreated):
         _fill(body, "taskId", "task")

@@ -21,6 +21,7 @@ from typing import Any
 import httpx
 import pytest
 from websockets.asyncio.client import connect
+from websockets.exceptions import ConnectionClosed
 
 from hub.core.agents.pairing import create_pairing_code
 from hub.core.agents.registry import confirm_agent, redeem_pairing_code
@@ -248,3 +249,39 @@ async def test_background_work_runs_once_across_processes(
         hub_a.stop()
         hub_b.stop()
         smtp.stop()
+
+
+async def test_one_socket_per_agent_across_processes(database_url: str, tmp_path: Path) -> None:
+    """The agent connects to A, then to B: A closes its older socket (4409), as one process
+    does with two sockets, and what is addressed to the agent goes to B's only."""
+    data = await seed(database_url)
+    env = {"LINEUP_SECRET_KEY": SECRET, "LINEUP_HEARTBEAT_INTERVAL_S": "1"}
+    hub_a = HubProcess(database_url, tmp_path / "a", **env).start()
+    hub_b = HubProcess(database_url, tmp_path / "b", **env).start()
+    try:
+        async with raw_agent(hub_a.url, data["credential"]) as (on_a, socket_a):
+            welcome = await on_a.hello(runtime="test")
+            async with raw_agent(hub_b.url, data["credential"]) as (on_b, socket_b):
+                await on_b.hello(runtime="test", lastSequence=welcome["payload"]["lastSequence"])
+                replaced = await on_a.frame_of_type("error", within=10)
+                assert replaced["payload"]["code"] == "connection_replaced"
+                with pytest.raises(ConnectionClosed):
+                    await on_a.recv(within=10)
+                assert socket_a.close_code == 4409
+
+                async with opened(database_url):
+                    task_id = new_id("task")
+                    await append_event(
+                        data["workspace"],
+                        "task.created",
+                        {"taskId": task_id, "title": "to B", "targetAgentId": data["agent"]},
+                        actor="system",
+                    )
+                assigned = await on_b.frame_of_type("task.assigned", within=15)
+                assert assigned["payload"]["task"]["id"] == task_id
+                assert (await on_b.call("agent.heartbeat"))["type"] == "ack"
+                assert socket_b.close_code is None
+        assert on_a.downlinks == []
+    finally:
+        hub_a.stop()
+        hub_b.stop()

@@ -8,6 +8,7 @@ every heartbeat interval), as an event written by another hub process would.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -100,7 +101,7 @@ async def test_an_agent_pairs_and_comes_back_with_its_credential(
         "workspaceId": workspace.id,
         "heartbeatIntervalS": INTERVAL,
         "epoch": workspace.epoch,
-        "lastSequence": 2,
+        "lastSequence": 3,
         "status": "pending",
     }
     stored = await Agent.get(id=agent_id)
@@ -109,6 +110,7 @@ async def test_an_agent_pairs_and_comes_back_with_its_credential(
     assert [e.type for e in await events_after(workspace.id, 0)] == [
         "agent.paired",
         "agent.online",
+        "agent.connected",
     ]
 
     async with raw_agent(hub.url, credential) as (agent, _):
@@ -420,3 +422,45 @@ async def test_stopping_the_hub_ends_agent_sessions_before_the_database_closes(
     assert hub.process is not None and hub.process.returncode == 0
     log = hub.log()
     assert "pool is closing" not in log and "ERROR plugins.lap_gateway" not in log
+
+
+async def test_nothing_an_agent_sent_is_stored_after_its_revocation(
+    hub: HubProcess, workspace: Workspace
+) -> None:
+    """Frames still queued in the hub when the revocation commits are refused, not stored:
+    this hub hears of the revocation (made in another process) only a while later."""
+    agent_id, credential = await paired(hub, workspace)
+    conversation = new_id("conversation")
+    await append_event(
+        workspace.id,
+        "conversation.created",
+        {"conversationId": conversation, "title": "flood", "agentIds": [agent_id]},
+        actor="user:usr_owner",
+    )
+    acked: list[int] = []
+    async with raw_agent(hub.url, credential) as (agent, socket):
+        await agent.hello()
+
+        async def read_answers() -> None:
+            with contextlib.suppress(ConnectionClosed):
+                while True:
+                    frame = json.loads(await socket.recv())
+                    if frame["type"] == "ack" and "sequence" in frame["payload"]:
+                        acked.append(frame["payload"]["sequence"])
+
+        reader = asyncio.create_task(read_answers())
+        with contextlib.suppress(ConnectionClosed):
+            for n in range(100_000):
+                if n == 200:
+                    await eventually(lambda: len(acked) >= 50)
+                    await revoke_agent(workspace.id, agent_id, by="user:usr_owner")
+                await agent.send(
+                    "message.create", {"content": f"m{n}"}, conversationId=conversation
+                )
+                await asyncio.sleep(0)
+        await asyncio.wait_for(reader, 10)
+    events = await events_after(workspace.id, 0, limit=100_000)
+    revoked = next(e.sequence for e in events if e.type == "agent.revoked")
+    after = [e for e in events if e.sequence > revoked and e.actor == f"agent:{agent_id}"]
+    assert acked and min(acked) < revoked
+    assert after == [] and max(acked) < revoked

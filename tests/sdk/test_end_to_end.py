@@ -142,3 +142,25 @@ async def _until(check: Any, within_s: float = 30.0) -> None:
     async with asyncio.timeout(within_s):
         while not await check():  # noqa: ASYNC110 - the state is in another process
             await asyncio.sleep(0.05)
+
+
+async def test_a_task_without_a_conversation_gets_its_result_message(
+    hub: LiveHub, tmp_path: Path
+) -> None:
+    agent = sdk_agent(hub, tmp_path / "agent", pairing_code=await hub.pairing_code(), name="Sum")
+
+    @agent.on_task
+    async def summarise(task: Any) -> None:
+        await task.accept()
+        await task.post_message("Three errors, all fixed.")
+        await task.succeed("done")
+
+    async with agent:
+        assert agent.agent_id is not None
+        task_id = await hub.task(agent.agent_id, "Summarise the logs")
+        await _task_status(task_id, "succeeded")
+    detail = await hub.api("GET", f"/tasks/{task_id}")
+    assert [m["content"] for m in detail["messages"]] == ["Three errors, all fixed."]
+    assert detail["conversationId"] is not None
+    thread = await hub.api("GET", f"/conversations/{detail['conversationId']}/messages")
+    assert [m["taskId"] for m in thread["messages"]] == [task_id]

@@ -16,6 +16,7 @@ from __future__ import annotations
 from datetime import datetime
 
 from hub.core.errors import Conflict, Gone, InvalidInput, NotFound, Unauthorized
+from hub.core.log import bulk_inserts
 from hub.core.log.handlers import Connection, EventHandlers
 from hub.core.store.models import Agent, AgentStatus, Event, PairingCode
 from hub.core.store.remote_models import RemoteAgent
@@ -30,6 +31,7 @@ AGENT_EVENT_TYPES = frozenset(
         "agent.online",
         "agent.offline",
         "agent.revoked",
+        "agent.connected",
     }
 )
 
@@ -40,6 +42,31 @@ def credential_revoked(agent: Agent) -> Unauthorized:
         code="credential_revoked",
         hint="Pair the agent again with a new code (Agents page, or `lineup pair`).",
     )
+
+
+def _actor_may_write(agent_id: str) -> tuple[str, str]:
+    return ("agent not revoked", agent_id)
+
+
+async def refuse_revoked_actor(event: Event, connection: Connection) -> None:
+    """Refuse any event by an agent that is revoked, read in the append's transaction.
+
+    An agent's frames are queued before they are written, so some may still be waiting
+    when its revocation commits; the workspace's log is written one transaction at a time,
+    so each of those reads the revocation here, and none sequenced after it is stored.
+    Read once per agent and group commit, again after a revocation in the same batch.
+    """
+    kind, _, agent_id = event.actor.partition(":")
+    if kind != "agent" or not bulk_inserts.once(_actor_may_write(agent_id)):
+        return
+    agent = (
+        await Agent.filter(id=agent_id, workspace_id=event.workspace_id)
+        .using_db(connection)
+        .only("id", "name", "status")
+        .first()
+    )
+    if agent is not None and agent.status == AgentStatus.REVOKED:
+        raise credential_revoked(agent)
 
 
 async def _locked_agent(event: Event, connection: Connection) -> Agent:
@@ -176,6 +203,17 @@ async def _offline(event: Event, connection: Connection) -> None:
     await agent.save(using_db=connection, update_fields=["status"])
 
 
+@handlers.on("agent.connected")
+async def _connected(event: Event, connection: Connection) -> None:
+    # A socket of the agent took over (hub.core.agents.presence.announce_connection). It is
+    # addressed to the agent, so every socket of it, in any hub process, reads it in order
+    # among its downlink events and knows whether a newer one holds the agent now.
+    agent_id = event.payload.get("agentId")
+    if event.actor != f"agent:{agent_id}" or not event.payload.get("sessionId"):
+        raise InvalidInput("agent.connected is an agent's own, with its 'sessionId'.")
+    event.recipient_agent_id = agent_id
+
+
 @handlers.on("agent.revoked")
 async def _revoked(event: Event, connection: Connection) -> None:
     agent = await _locked_agent(event, connection)
@@ -184,6 +222,7 @@ async def _revoked(event: Event, connection: Connection) -> None:
     agent.status = AgentStatus.REVOKED
     agent.revoked_at = event.recorded_at
     await agent.save(using_db=connection, update_fields=["status", "revoked_at"])
+    bulk_inserts.forget(_actor_may_write(agent.id))  # its later events in this batch
 
 
 def pairing_code_expired() -> Gone:

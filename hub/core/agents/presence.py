@@ -1,5 +1,7 @@
 """Presence (spec §7.4): heartbeats, offline after two missed, failing after a grace period.
 
+* Each socket that says hello logs ``agent.connected``: one connection per agent, the
+  newest, across every hub process (``announce_connection``).
 * A connected agent's heartbeats stamp ``Agent.last_heartbeat_at``; heartbeats themselves
   are not logged. The first heartbeat of an agent that was not online logs ``agent.online``.
 * ``PresenceSweeper`` marks an online agent ``offline`` (``agent.offline``) once two
@@ -80,6 +82,23 @@ async def record_heartbeat(agent: Agent) -> bool:
             raise
         return False
     return True
+
+
+async def announce_connection(agent: Agent, session_id: str) -> int:
+    """Log that ``session_id`` now holds the agent's one connection; returns its sequence.
+
+    The newest connection wins, in every hub process alike: a socket that reads a later
+    ``agent.connected`` of its agent among its downlink events was replaced, and closes.
+    The log's order decides, so of two sockets opened at once in two processes exactly
+    one stays. Raises ``Unauthorized`` (``credential_revoked``) for a revoked agent.
+    """
+    result = await append_event(
+        agent.workspace_id,
+        "agent.connected",
+        {"agentId": agent.id, "sessionId": session_id},
+        actor=f"agent:{agent.id}",
+    )
+    return result.sequence
 
 
 async def _stamp_online(_key: Hashable, batch: list[Request[str]]) -> None:
@@ -222,6 +241,7 @@ __all__ = [
     "UNREACHABLE",
     "PresenceSweeper",
     "SweepReport",
+    "announce_connection",
     "connection_lost",
     "iso",
     "record_heartbeat",

@@ -8,7 +8,8 @@ database). Inside a group commit (``hub.core.log.events``), projections therefor
   are kept and written with one statement per table when the batch ends;
 * do an update every event of the batch would repeat with the same value only ``once``
   (every event of a batch has the same ``recorded_at``, so "the conversation was active at
-  T" is one update however many of its messages the batch holds).
+  T" is one update however many of its messages the batch holds), and a check likewise,
+  until an event of the batch changes what it read (``forget``).
 
 Outside a batch (a replay, a test calling a projection directly) both do the plain thing.
 If the batch's closing insert meets a unique key, the batch is written again without
@@ -41,6 +42,9 @@ class BulkInserts:
             return False
         self._done.add(key)
         return True
+
+    def forget(self, key: Hashable) -> None:
+        self._done.discard(key)
 
     def keep(self, row: Model) -> None:
         self._rows.setdefault(type(row), []).append(row)
@@ -162,4 +166,11 @@ def once(key: Hashable) -> bool:
     return writes is None or writes.first_time(key)
 
 
-__all__ = ["BulkInserts", "insert", "once", "sharing"]
+def forget(key: Hashable) -> None:
+    """Make the next ``once(key)`` of this batch true again: what it checked has changed."""
+    writes = _current.get()
+    if writes is not None:
+        writes.forget(key)
+
+
+__all__ = ["BulkInserts", "forget", "insert", "once", "sharing"]

@@ -1,12 +1,17 @@
 """Conversations: the context a person shares with one or more agents (spec §6).
 
-What is said in them is ``hub.core.work.messages``.
+What is said in them is ``hub.core.work.messages``. A task started without a conversation
+gets one when its first message arrives (``task_conversation_id``), so every task has a
+place for what is said about it.
 """
 
 from __future__ import annotations
 
+import base64
+import hashlib
+
 from hub.core.errors import InvalidInput, NotFound
-from hub.core.ids import new_id
+from hub.core.ids import PREFIXES, new_id
 from hub.core.log.events import append_event
 from hub.core.log.idempotency import envelope_id_for
 from hub.core.store.models import Conversation
@@ -14,6 +19,16 @@ from hub.core.work.recipients import deliverable_agents
 
 MAX_TITLE_LENGTH = 500
 MAX_AGENTS_PER_CONVERSATION = 20
+
+
+def task_conversation_id(task_id: str) -> str:
+    """The id of the conversation a task without one is given, derived from the task's id.
+
+    Derived, not drawn: the projection opens it when the task's first message is applied,
+    and a replay of the log must open the same one again.
+    """
+    digest = hashlib.sha256(task_id.encode()).digest()
+    return f"{PREFIXES['conversation']}_{base64.b32encode(digest).decode()[:26]}"
 
 
 def clean_title(title: str, *, what: str = "title") -> str:

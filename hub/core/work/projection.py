@@ -23,7 +23,6 @@ from hub.core.approvals import policies, votes
 from hub.core.errors import (
     AlreadyDecided,
     Conflict,
-    Forbidden,
     Gone,
     InvalidInput,
     NotFound,
@@ -45,6 +44,8 @@ from hub.core.store.models import (
     Task,
 )
 from hub.core.task_states import TERMINAL_STATUSES, TaskStatus, check_transition, parse_status
+from hub.core.work.agent_scope import actor_agent_id, check_conversation, writable_task
+from hub.core.work.conversations import task_conversation_id
 from hub.core.work.sensitive_answers import answer_for_people
 from hub.protocol.interactions import (
     InteractionCard,
@@ -57,6 +58,8 @@ handlers = EventHandlers()
 
 async def apply(event: Event, connection: Connection, *, replaying: bool = False) -> None:
     """Apply ``event`` to the projections; types without a handler are stored only."""
+    if not replaying:  # what is in the log stays: a replay re-applies it whole
+        await agent_lifecycle.refuse_revoked_actor(event, connection)
     await handlers.apply(event, connection)
     if not replaying:
         # Agent rows are entities, not projections: changed with their event, never rebuilt.
@@ -74,11 +77,6 @@ async def clear(workspace_id: str, connection: Connection) -> None:
 # --- helpers ----------------------------------------------------------------------------
 
 
-def actor_agent_id(actor: str) -> str | None:
-    kind, _, ident = actor.partition(":")
-    return ident if kind == "agent" else None
-
-
 def _require(payload: dict[str, Any], key: str) -> Any:
     value = payload.get(key)
     if value is None or value == "":
@@ -90,27 +88,6 @@ def _require_text(**values: Any) -> None:
     for key, value in values.items():
         if value is not None and not isinstance(value, str):
             raise InvalidInput(f"The payload's '{key}' must be text.")
-
-
-async def _task(event: Event, connection: Connection, task_id: str | None) -> Task:
-    if not task_id:
-        raise InvalidInput("The event names no task: set 'taskId'.")
-    task = (
-        await Task.filter(id=task_id, workspace_id=event.workspace_id)
-        .using_db(connection)
-        .select_for_update()
-        .first()
-    )
-    if task is None:
-        raise NotFound(f"Task {task_id} does not exist in this workspace.", code="task_not_found")
-    agent_id = actor_agent_id(event.actor)
-    if agent_id is not None and task.target_agent_id != agent_id:
-        raise Forbidden(
-            f"Task {task_id} is assigned to another agent.",
-            hint="An agent may only report on its own tasks.",
-            code="task_not_yours",
-        )
-    return task
 
 
 def _about(event: Event, task_id: str | None) -> None:
@@ -177,6 +154,20 @@ async def _message_created(event: Event, connection: Connection) -> None:
         targetAgentId=target,
         taskId=task_id,
     )
+    task = None
+    if task_id and (conversation_id is None or actor_agent_id(event.actor) is not None):
+        task = await writable_task(event, connection, task_id)
+        conversation_id = await _conversation_of_task(task, conversation_id, event, connection)
+        event.payload = payload = {**payload, "conversationId": conversation_id}
+    if not conversation_id:
+        raise InvalidInput(
+            "A message needs a conversation or a task.",
+            code="conversation_required",
+            hint="Set conversationId, or taskId for a message about a task (it goes to the "
+            "task's conversation).",
+        )
+    await check_conversation(event, connection, conversation_id, task)
+    event.conversation_id = conversation_id
     if bulk_inserts.once(("conversation active", conversation_id, event.recorded_at)):
         touched, _ = await connection.execute_query(
             _TOUCH_CONVERSATION[connection.capabilities.dialect],
@@ -209,6 +200,34 @@ async def _message_created(event: Event, connection: Connection) -> None:
         event.recipient_agent_id = target
 
 
+async def _conversation_of_task(
+    task: Task, conversation_id: str | None, event: Event, connection: Connection
+) -> str:
+    """The conversation a message about ``task`` goes to: the one it names, else the task's.
+
+    A task started without a conversation is given one with its first message, titled as
+    the task and shared with its agent, so the message has a place a person finds from the
+    task. Its id is derived from the task's (``task_conversation_id``): the stored event
+    names it, and a replay that meets it opens the same conversation again.
+    """
+    opened = task_conversation_id(task.id)
+    conversation_id = conversation_id or task.conversation_id or opened
+    if task.conversation_id is None and conversation_id == opened:
+        await Conversation.create(
+            using_db=connection,
+            id=opened,
+            workspace_id=event.workspace_id,
+            title=task.title,
+            agent_ids=[task.target_agent_id] if task.target_agent_id else [],
+            created_by=task.created_by,
+            created_at=event.recorded_at,
+            updated_at=event.recorded_at,
+        )
+        task.conversation_id = opened
+        await task.save(using_db=connection, update_fields=["conversation_id"])
+    return conversation_id
+
+
 # --- tasks ------------------------------------------------------------------------------
 
 
@@ -218,12 +237,15 @@ async def _task_created(event: Event, connection: Connection) -> None:
     task_id = _require(payload, "taskId")
     parent_id = payload.get("parentTaskId")
     if parent_id:
-        await _task(event, connection, parent_id)
+        await writable_task(event, connection, parent_id)
+    conversation_id = payload.get("conversationId") or event.conversation_id
+    if conversation_id:
+        await check_conversation(event, connection, conversation_id)
     await Task.create(
         using_db=connection,
         id=task_id,
         workspace_id=event.workspace_id,
-        conversation_id=payload.get("conversationId") or event.conversation_id,
+        conversation_id=conversation_id,
         parent_id=parent_id,
         title=_require(payload, "title"),
         description=payload.get("description") or "",
@@ -240,7 +262,7 @@ async def _task_created(event: Event, connection: Connection) -> None:
 @handlers.on("task.child_created")
 async def _child_created(event: Event, connection: Connection) -> None:
     payload = event.payload
-    parent = await _task(event, connection, _require(payload, "parentTaskId"))
+    parent = await writable_task(event, connection, _require(payload, "parentTaskId"))
     child_id = _require(payload, "taskId")
     if await Task.filter(id=child_id).using_db(connection).exists():
         raise Conflict(f"Task id {child_id} is taken.", code="id_in_use")
@@ -264,7 +286,7 @@ async def _child_created(event: Event, connection: Connection) -> None:
 
 @handlers.on("task.accepted")
 async def _task_accepted(event: Event, connection: Connection) -> None:
-    task = await _task(event, connection, event.payload.get("taskId") or event.task_id)
+    task = await writable_task(event, connection, event.payload.get("taskId") or event.task_id)
     task.status = check_transition(task.status, TaskStatus.RUNNING).value
     await _save_moved(task, event, connection)
     _about(event, task.id)
@@ -273,7 +295,7 @@ async def _task_accepted(event: Event, connection: Connection) -> None:
 @handlers.on("task.status_changed")
 async def _status_changed(event: Event, connection: Connection) -> None:
     payload = event.payload
-    task = await _task(event, connection, payload.get("taskId") or event.task_id)
+    task = await writable_task(event, connection, payload.get("taskId") or event.task_id)
     target = parse_status(_require(payload, "status"))
     if target != task.status:
         task.status = check_transition(task.status, target).value
@@ -291,7 +313,7 @@ async def _status_changed(event: Event, connection: Connection) -> None:
 
 @handlers.on("task.cancel_requested")
 async def _cancel_requested(event: Event, connection: Connection) -> None:
-    task = await _task(event, connection, event.payload.get("taskId") or event.task_id)
+    task = await writable_task(event, connection, event.payload.get("taskId") or event.task_id)
     if task.status in TERMINAL_STATUSES:
         raise Conflict(
             f"Task {task.id} has already ended ({task.status}).",
@@ -325,7 +347,7 @@ async def _interaction_requested(event: Event, connection: Connection) -> None:
     task = None
     task_id = event.task_id or event.payload.get("taskId")
     if task_id:
-        task = await _task(event, connection, task_id)
+        task = await writable_task(event, connection, task_id)
         if task.status == TaskStatus.QUEUED:
             raise Conflict(
                 f"Task {task.id} is still queued.",
@@ -335,6 +357,8 @@ async def _interaction_requested(event: Event, connection: Connection) -> None:
         if task.status != TaskStatus.WAITING_FOR_HUMAN:
             task.status = check_transition(task.status, TaskStatus.WAITING_FOR_HUMAN).value
             await _save_moved(task, event, connection)
+    if event.conversation_id:
+        await check_conversation(event, connection, event.conversation_id, task)
     # Reads the workspace's rules the first time only; the event then carries the policy,
     # so a replay gives the same card whatever the rules say by then.
     card.policy = await policies.choose_policy(event, card, actor_agent_id(event.actor), connection)
@@ -524,7 +548,7 @@ async def _artifact_created(event: Event, connection: Connection) -> None:
     payload = event.payload
     task_id = payload.get("taskId") or event.task_id
     if task_id:
-        await _task(event, connection, task_id)
+        await writable_task(event, connection, task_id)
     _about(event, task_id)
     artifact_id = _require(payload, "artifactId")
     if await Artifact.filter(id=artifact_id).using_db(connection).exists():

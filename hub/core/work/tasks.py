@@ -15,13 +15,13 @@ from hub.core.errors import InvalidInput, NotFound
 from hub.core.ids import new_id
 from hub.core.log.events import append_event
 from hub.core.log.idempotency import envelope_id_for
-from hub.core.store.models import Artifact, Event, Interaction, Task
+from hub.core.store.models import Artifact, Event, Interaction, Message, Task
 from hub.core.task_states import ACTIVE_STATUSES, TERMINAL_STATUSES, TaskStatus
 from hub.core.work.conversations import clean_title, get_conversation
 from hub.core.work.interactions import responder_names
 from hub.core.work.recipients import deliverable_agent
 from hub.core.work.sensitive_answers import envelopes_for_people
-from hub.core.work.views import artifact_view, interaction_view, task_view
+from hub.core.work.views import artifact_view, interaction_view, message_view, task_view
 
 MAX_DESCRIPTION_LENGTH = 200_000
 MAX_REASON_LENGTH = 2000
@@ -124,8 +124,9 @@ async def get_task(workspace_id: str, task_id: str) -> Task:
 
 
 async def task_detail(workspace_id: str, task_id: str) -> dict[str, Any]:
-    """The task with its child tasks, interactions, artifacts, event timeline and, for a
-    remote agent's task, the remote's own state (``remote``, else ``None``).
+    """The task with its child tasks, interactions, artifacts, messages (its result among
+    them), event timeline and, for a remote agent's task, the remote's own state
+    (``remote``, else ``None``).
 
     The timeline holds the events of the task and of its children, in log order, so a
     person can trace every step (spec §4: everything traceable).
@@ -138,6 +139,9 @@ async def task_detail(workspace_id: str, task_id: str) -> dict[str, Any]:
         "created_at", "id"
     )
     artifacts = await Artifact.filter(workspace_id=workspace_id, task_id=task.id).order_by(
+        "created_at", "id"
+    )
+    messages = await Message.filter(workspace_id=workspace_id, task_id=task.id).order_by(
         "created_at", "id"
     )
     timeline = (
@@ -156,6 +160,7 @@ async def task_detail(workspace_id: str, task_id: str) -> dict[str, Any]:
             for i in interactions
         ],
         "artifacts": [artifact_view(a) for a in artifacts],
+        "messages": [message_view(m) for m in messages],
         "timeline": await envelopes_for_people(workspace_id, timeline),
         "remote": await remote_call_view(task.id),  # how a remote (A2A) agent reports it
     }

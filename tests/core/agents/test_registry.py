@@ -275,3 +275,28 @@ async def test_agent_events_leave_rebuilding_the_projections_intact(workspace: W
         before.revoked_at,
     )
     assert await Event.filter(workspace_id=workspace.id).count() == 3
+
+
+async def test_an_agents_events_queued_behind_its_revocation_are_refused(
+    workspace: Workspace,
+) -> None:
+    """Queued together, they share a group commit: the events before the revocation are
+    stored, the ones after it are refused, though the batch checked the agent already."""
+    from hub.core.log.events import LOG_WRITES, queue_append
+
+    agent, _ = await paired_agent(workspace)
+    by_agent = f"agent:{agent.id}"
+    batches_before = LOG_WRITES.batches_written
+    queued = [
+        queue_append(workspace.id, "agent.note", {"n": 1}, actor=by_agent),
+        queue_append(workspace.id, "agent.note", {"n": 2}, actor=by_agent),
+        queue_append(workspace.id, "agent.revoked", {"agentId": agent.id}, actor="user:usr_owner"),
+        queue_append(workspace.id, "agent.note", {"n": 3}, actor=by_agent),
+    ]
+    outcomes = await asyncio.gather(*queued, return_exceptions=True)
+    assert LOG_WRITES.batches_written - batches_before <= 2
+    assert [type(o).__name__ for o in outcomes[:3]] == ["AppendResult"] * 3
+    refused = outcomes[3]
+    assert isinstance(refused, HubError) and refused.code == "credential_revoked"
+    notes = [e.payload["n"] for e in await events_after(workspace.id, 0) if e.type == "agent.note"]
+    assert notes == [1, 2]

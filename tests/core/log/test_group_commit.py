@@ -99,7 +99,7 @@ async def conversation(workspace: Workspace) -> str:
     await append_event(
         workspace.id,
         "conversation.created",
-        {"conversationId": conversation_id, "title": "Load"},
+        {"conversationId": conversation_id, "title": "Load", "agentIds": ["agt_x"]},
         actor="user:usr_x",
     )
     return conversation_id
@@ -172,7 +172,7 @@ async def test_subscribers_see_each_event_once_in_order(workspace: Workspace) ->
     await append_event(
         workspace.id,
         "conversation.created",
-        {"conversationId": conversation_id, "title": "Load"},
+        {"conversationId": conversation_id, "title": "Load", "agentIds": ["agt_x"]},
         actor="user:usr_x",
         bus=bus,
     )
