@@ -376,6 +376,7 @@ async def _take_sequences(connection: Any, workspace_id: str, keys: list[_Key]) 
     if connection.capabilities.dialect == "postgres":
         notice = f"{relay.PROCESS_ID} {workspace_id}"
         actors, ids = ([key[i] for key in keys] for i in (0, 1))
+        arguments: list[Any]  # one actor and id, or the arrays of them
         if count == 1:
             query, arguments = _TAKE_SEQUENCES_ONE_POSTGRES, [actors[0], ids[0]]
         else:
