@@ -9,7 +9,9 @@ While numbered messages stream in, the faults are:
   moment. Every answer is an ack, the second of a pair a ``duplicate``.
 * **a slow outbox channel**: the SMTP relay answers each mail late, and the outbox lease is
   a few deliveries long, so a worker's batch outlives its lease and the other process's
-  worker takes the rest over. Each card is mailed once.
+  worker takes the rest over: a backlog of cards waits in the outbox when the processes
+  start (the first worker up claims a whole batch of it), more are asked during the run.
+  Each card is mailed once.
 * **lost notifications**: the listening connection of one process's relay is terminated
   (``pg_terminate_backend``) while tasks for an agent connected to that process are
   created through the other. The agent gets each ``task.assigned`` once (the log watch
@@ -35,11 +37,13 @@ import asyncpg
 import httpx
 import pytest
 
+from hub.channels.email.channel import EmailChannel
 from hub.core.agents.pairing import create_pairing_code
 from hub.core.agents.registry import confirm_agent, redeem_pairing_code
 from hub.core.ids import new_id
 from hub.core.log.events import append_event
 from hub.core.log.relay import APPLICATION_NAME
+from hub.core.notify.preferences import Surface, declare_surface, withdraw_surface
 from hub.core.people.accounts import create_api_token, create_user
 from hub.core.store.models import Event
 from hub.core.store.notification_models import Notification, NotificationStatus
@@ -55,7 +59,8 @@ SIZE = int(os.environ.get("LINEUP_FAULT_EVENTS", "5000"))
 EVENTS = SIZE // 10  # streamed by the senders: 500 in `make test`, 2,000 in `make faults`
 SENDERS = 4
 PAIRS = max(20, SIZE // 250)  # envelopes sent to both processes at once
-MAILS = max(40, SIZE // 100)
+BACKLOG = max(40, SIZE // 100)  # cards waiting in the outbox when the processes start
+MAILS = BACKLOG // 2  # asked during the run
 TERMINATIONS = max(4, SIZE // 2000)  # of one relay's listening connection
 TASKS_PER_TERMINATION = 3
 SMTP_DELAY_S = 0.25
@@ -75,9 +80,10 @@ def dsn(database_url: str) -> str:
     return urlunsplit(urlsplit(database_url)._replace(scheme="postgresql", query=""))
 
 
-async def seed() -> dict[str, Any]:
+async def seed(backlog: list[str]) -> dict[str, Any]:
     """A person, their token, and confirmed agents: senders, a pair sender, a card asker
-    with its task, and a quiet agent that only receives."""
+    with its task and the ``backlog`` of cards it asked already, and a quiet agent that only
+    receives."""
     user, workspace = await create_user("faults@example.com", "correct horse", "Faults")
     _, token = await create_api_token(user, "test")
     credentials: dict[str, str] = {}
@@ -105,6 +111,27 @@ async def seed() -> dict[str, Any]:
         {"taskId": card_task, "title": "Release", "targetAgentId": agent_ids["cards"]},
         actor="system",
     )
+    by_cards = f"agent:{agent_ids['cards']}"
+    await append_event(workspace.id, "task.accepted", {"taskId": card_task}, actor=by_cards)
+    # What the hub processes will do with their email channel: write a row per card.
+    declare_surface(
+        Surface(
+            "email",
+            defaults=EmailChannel.default_events,
+            needs_account=EmailChannel.needs_account,
+        )
+    )
+    try:
+        for title in backlog:
+            await append_event(
+                workspace.id,
+                "interaction.requested",
+                {"interaction": card(title)},
+                actor=by_cards,
+                task_id=card_task,
+            )
+    finally:
+        withdraw_surface("email")
     return {
         "workspace": workspace.id,
         "token": token,
@@ -156,8 +183,6 @@ async def send_pairs(on_a: RawAgent, on_b: RawAgent, conversation_id: str) -> li
 async def ask_cards(on_a: RawAgent, on_b: RawAgent, task_id: str, titles: list[str]) -> None:
     """Cards asked through both processes at once, without waiting for each answer: their
     mails land in one outbox table quickly, so a worker's batch is many deliveries long."""
-    accepted = await on_a.call("task.accepted", {"taskId": task_id})
-    assert accepted["type"] == "ack", accepted
     asked: dict[str, list[str]] = {"a": [], "b": []}
     for n, title in enumerate(titles):
         via, agent = ("a", on_a) if n % 2 else ("b", on_b)
@@ -250,9 +275,11 @@ async def test_two_processes_resends_slow_mail_and_lost_notifications(
     hub_a = HubProcess(database_url, tmp_path / "a", **env)
     hub_b = HubProcess(database_url, tmp_path / "b", **env)
     admin = await asyncpg.connect(dsn(database_url))
+    backlog = [f"Backlog #{n:04d}" for n in range(BACKLOG)]
+    titles = [f"Card #{n:04d}" for n in range(MAILS)]
     try:
         async with opened(database_url):
-            data = await seed()
+            data = await seed(backlog)
         hub_a.start()
         hub_b.start()
         senders = [
@@ -266,7 +293,6 @@ async def test_two_processes_resends_slow_mail_and_lost_notifications(
             )
             for n in range(SENDERS)
         ]
-        titles = [f"Card #{n:04d}" for n in range(MAILS)]
         pairs, cards = data["credentials"]["pairs"], data["credentials"]["cards"]
         async with (
             asyncio.timeout(RUN_LIMIT_S),
@@ -294,7 +320,7 @@ async def test_two_processes_resends_slow_mail_and_lost_notifications(
                     rows = await Notification.filter(surface="email").values_list(
                         "status", flat=True
                     )
-                    return len(rows) == MAILS and set(rows) == {NotificationStatus.SENT}
+                    return len(rows) == BACKLOG + MAILS and set(rows) == {NotificationStatus.SENT}
 
                 await eventually(all_mailed, within=RUN_LIMIT_S / 2)
                 events = await Event.filter(workspace_id=data["workspace"]).order_by("sequence")
@@ -314,7 +340,7 @@ async def test_two_processes_resends_slow_mail_and_lost_notifications(
         pairs_actor = f"agent:{data['agents']['pairs']}"
         assert all((pairs_actor, envelope_id) in stored for envelope_id in pair_ids)
         mails = Counter(str(m["Subject"]).split(": ", 1)[1] for m in smtp.messages)
-        assert mails == Counter(titles), "each card mailed exactly once"
+        assert mails == Counter(backlog + titles), "each card mailed exactly once"
         # No worker lost a row's lease while delivering it (which could mail it twice later).
         assert count_lines([hub_a, hub_b], r"may be sent again") == 0
         assert assigned == Counter(task_ids), "each task assigned to the quiet agent once"
@@ -326,11 +352,11 @@ async def test_two_processes_resends_slow_mail_and_lost_notifications(
         record(FAULTS_INJECTED, drops + PAIRS)
         print(
             f"\ntwo processes: {len(events)} events, {sum(len(s.acked) for s in senders)} "
-            f"streamed, {drops} sockets dropped, {resent} resent across processes, "
-            f"{PAIRS} pairs sent to both at once; {MAILS} mails, {takeovers} outbox rows "
-            f"taken over mid-batch; {TERMINATIONS} relay connections cut, {len(task_ids)} tasks "
-            f"assigned meanwhile, {sum(map(int, caught_up))} events caught up by A's log watch "
-            f"({len(caught_up)} times); "
+            f"streamed, {drops} sockets dropped, {resent} resent across processes, {PAIRS} "
+            f"pairs sent to both at once; {BACKLOG + MAILS} mails, {takeovers} times a worker "
+            f"found a row of its batch taken over; {TERMINATIONS} relay connections cut, "
+            f"{len(task_ids)} tasks assigned meanwhile, {sum(map(int, caught_up))} events "
+            f"caught up by A's log watch ({len(caught_up)} times); "
             f"{time.monotonic() - started:.1f} s"
         )
         # Each fault did happen: resends, leases run out mid-batch, notifications missed.
