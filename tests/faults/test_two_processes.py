@@ -143,12 +143,12 @@ async def seed(backlog: list[str]) -> dict[str, Any]:
 
 
 async def stream_with_drops(senders: list[Sender]) -> int:
-    """Run the senders; close one's socket every few tenths of a second until all are done."""
+    """Run the senders; close one's socket every tenth of a second or so until all are done."""
     running = [asyncio.create_task(s.run(RUN_LIMIT_S)) for s in senders]
     drops = 0
     try:
         while not all(s.done for s in senders):
-            await asyncio.sleep(random.uniform(0.2, 0.5))
+            await asyncio.sleep(random.uniform(0.05, 0.2))
             busy = [s for s in senders if not s.done]
             if busy:
                 await random.choice(busy).drop()
