@@ -42,16 +42,18 @@ fuzz: $(VENV)/.installed
 	LINEUP_FUZZ_EXAMPLES=3000 LINEUP_API_FUZZ_EXAMPLES=60 $(BIN)/pytest tests/fuzz
 	LINEUP_FUZZ_EXAMPLES=3000 LINEUP_API_FUZZ_EXAMPLES=60 scripts/with-postgres $(BIN)/pytest tests/fuzz
 
-## faults: the fault suite with a 20,000-event kill -9 run, on both databases
+## faults: the fault suite with a 20,000-event kill -9 run, on both databases (on PostgreSQL
+## also two hub processes under resends, a slow SMTP relay and lost notifications)
 faults: $(VENV)/.installed
 	LINEUP_FAULT_EVENTS=20000 $(BIN)/pytest tests/faults
 	LINEUP_FAULT_EVENTS=20000 scripts/with-postgres $(BIN)/pytest tests/faults
 
 ## soak: the agent chaos test at full length (20 SDK agents for 2 minutes, 100+ socket
-## kills), on both databases
+## kills), on both databases, and the full-size two-process fault run on PostgreSQL
 soak: $(VENV)/.installed
 	LINEUP_CHAOS_SECONDS=120 $(BIN)/pytest tests/sdk/test_chaos.py
-	LINEUP_CHAOS_SECONDS=120 scripts/with-postgres $(BIN)/pytest tests/sdk/test_chaos.py
+	LINEUP_CHAOS_SECONDS=120 LINEUP_FAULT_EVENTS=20000 scripts/with-postgres $(BIN)/pytest \
+		tests/sdk/test_chaos.py tests/faults/test_two_processes.py
 
 ## bench: speed and memory beside this machine's floor, on SQLite and on PostgreSQL with
 ## fsync on; prints the table and writes benchmarks/results.json (BENCH_ARGS=--quick)

@@ -128,6 +128,14 @@ class Settings(BaseSettings):
         "renewing it. With several processes on one database, a call whose process died is "
         "taken over by another after this long; keep it well above clock skew between hosts.",
     )
+    outbox_lease_s: float = Field(
+        120.0,
+        gt=0,
+        description="How long an outbox worker keeps the right to deliver a notification it "
+        "claimed; each row's lease is renewed just before its delivery. With several "
+        "processes on one database, a row whose worker died or fell behind is taken over "
+        "after this long; keep it above the longest one delivery can take (SMTP: 15 s).",
+    )
     outbound_allow_private: bool = Field(
         False,
         description="Let outbound calls (A2A, webhooks) reach loopback and private addresses.",

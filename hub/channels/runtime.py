@@ -83,7 +83,7 @@ class ChannelRuntime:
         self.channels: dict[str, Channel] = {
             name: cls(self.context) for name, cls in classes.items() if cls.configured(settings)
         }
-        self.worker = OutboxWorker(self.deliver, retry=retry)
+        self.worker = OutboxWorker(self.deliver, retry=retry, lease_s=settings.outbox_lease_s)
         self._starting: list[asyncio.Task[None]] = []
 
     # --- lifecycle ------------------------------------------------------------------------

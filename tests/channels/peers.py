@@ -33,10 +33,14 @@ from hub.testing import free_port
 
 class SmtpPeer:
     """aiosmtpd on a fixed loopback port (taken from a socket bound to port 0 first:
-    ``Controller(port=0)`` would try to connect to port 0 to check itself)."""
+    ``Controller(port=0)`` would try to connect to port 0 to check itself).
 
-    def __init__(self) -> None:
+    ``delay_s`` plays a slow relay: each message is answered that long after its data
+    arrived (sessions wait side by side, as on a real server)."""
+
+    def __init__(self, delay_s: float = 0.0) -> None:
         self.port = free_port()
+        self.delay_s = delay_s
         self.messages: list[EmailMessage] = []
         self._lock = threading.Lock()
         self._controller: Controller | None = None
@@ -47,6 +51,8 @@ class SmtpPeer:
 
     async def handle_DATA(self, server: Any, session: Any, envelope: Any) -> str:
         message = BytesParser(policy=policy.default).parsebytes(envelope.original_content)
+        if self.delay_s:
+            await asyncio.sleep(self.delay_s)
         with self._lock:
             self.messages.append(message)  # type: ignore[arg-type]
         return "250 OK"

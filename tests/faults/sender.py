@@ -3,7 +3,9 @@
 It pipelines a window of ``message.create`` envelopes, remembers which were acknowledged,
 and after any socket loss reconnects with its credential and resends every envelope not
 yet acknowledged under the same id: the hub's idempotency turns a resend of a message it
-already stored into a ``duplicate`` ack, never a second event.
+already stored into a ``duplicate`` ack, never a second event. Given ``also_via``, it
+connects to each hub in turn, so what one process took in unanswered is resent to another;
+``drop`` closes its socket from its side, to make it move on.
 """
 
 from __future__ import annotations
@@ -11,9 +13,10 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+from collections import Counter
 from dataclasses import dataclass, field
 
-from websockets.asyncio.client import connect
+from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import WebSocketException
 
 from tests.plugins.lap_client import lap_url
@@ -31,6 +34,9 @@ class Sender:
     acked: dict[str, int] = field(default_factory=dict)  # envelope id → its sequence
     errors: list[dict[str, object]] = field(default_factory=list)
     connections: int = 0
+    also_via: tuple[str, ...] = ()  # further hub processes, connected to in turn
+    sent: Counter[str] = field(default_factory=Counter)  # envelope id → times sent
+    _socket: ClientConnection | None = None
 
     def envelope_id(self, n: int) -> str:
         return f"{self.name}-{n:05d}"
@@ -38,6 +44,15 @@ class Sender:
     @property
     def done(self) -> bool:
         return len(self.acked) == self.total
+
+    @property
+    def resent(self) -> int:
+        return sum(times - 1 for times in self.sent.values())
+
+    async def drop(self) -> None:
+        """Close the current socket, whatever is in flight on it."""
+        if self._socket is not None:
+            await self._socket.close()
 
     async def run(self, give_up_after_s: float) -> None:
         """Send everything, reconnecting as often as needed, for at most the given time."""
@@ -49,12 +64,14 @@ class Sender:
                     await asyncio.sleep(0.1)
 
     async def _one_connection(self) -> None:
+        urls = (self.hub_url, *self.also_via)
         async with connect(
-            lap_url(self.hub_url),
+            lap_url(urls[self.connections % len(urls)]),
             additional_headers={"Authorization": f"Bearer {self.credential}"},
             proxy=None,
             open_timeout=5,
         ) as socket:
+            self._socket = socket
             await socket.send(json.dumps({"id": f"hello-{self.name}", "type": "agent.hello"}))
             while json.loads(await asyncio.wait_for(socket.recv(), 10))["type"] != "agent.welcome":
                 pass
@@ -76,6 +93,7 @@ class Sender:
                         )
                     )
                     in_flight.add(envelope_id)
+                    self.sent[envelope_id] += 1
                 frame = json.loads(await asyncio.wait_for(socket.recv(), 10))
                 answered = frame.get("payload", {}).get("id")
                 if frame["type"] == "ack" and answered in in_flight:

@@ -14,10 +14,13 @@ Each process publishes its own appends on its in-process bus. To reach the other
 * Transient frames (text still streaming in, ``sequence`` 0) are not in the log; they ride
   in the notification's payload itself when they fit PostgreSQL's 8000-byte limit.
 
-After its connection drops (a database restart), the relay reconnects with backoff.
-Notifications sent meanwhile are lost, not the events: a live reader that next sees N+5
-after N reads N+1..N+4 from the log. The relay republishes only the events each
-notification names, so bus listeners never see one of this process's own events twice.
+After its connection drops (a database restart, its backend terminated), the relay
+reconnects with backoff; it learns of the drop from the connection's termination listener,
+since nothing else it awaits would fail. Notifications sent meanwhile are lost, not the
+events: a live reader that next sees N+5 after N reads N+1..N+4 from the log. The relay
+republishes only the events each notification names, so bus listeners never see one of
+this process's own events twice. Its connection shows in ``pg_stat_activity`` as
+``lineup-relay-<pid>``.
 """
 
 from __future__ import annotations
@@ -26,9 +29,11 @@ import asyncio
 import contextlib
 import json
 import logging
+import os
 import random
 import uuid
 from dataclasses import replace
+from functools import partial
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
@@ -42,8 +47,17 @@ CHANNEL = "lineup_events"
 PROCESS_ID = uuid.uuid4().hex[:12]
 """Tells this process's own notifications apart: they were published here already."""
 
+APPLICATION_NAME = "lineup-relay-{pid}"
+"""How the listening connection shows in ``pg_stat_activity``, with the process id: an
+operator (or a test) can tell which process's relay it is."""
+
 _MAX_PAYLOAD = 7900  # PostgreSQL refuses notification payloads of 8000 bytes or more
 _RECONNECT_MAX_S = 10.0
+
+
+def _settle(future: asyncio.Future[None], _connection: Any) -> None:
+    if not future.done():
+        future.set_result(None)
 
 
 class PostgresRelay:
@@ -70,11 +84,16 @@ class PostgresRelay:
         delay = 0.2
         while True:
             try:
-                self._connection = await asyncpg.connect(self._dsn)
+                self._connection = await asyncpg.connect(
+                    self._dsn,
+                    server_settings={"application_name": APPLICATION_NAME.format(pid=os.getpid())},
+                )
+                lost: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+                self._connection.add_termination_listener(partial(_settle, lost))
                 await self._connection.add_listener(CHANNEL, self._on_notification)
                 self.connected.set()
                 delay = 0.2
-                await asyncio.gather(self._publish_incoming(), self._send_outgoing())
+                await self._relay_until(lost)
             except asyncio.CancelledError:
                 raise
             except Exception as error:
@@ -87,6 +106,28 @@ class PostgresRelay:
                     self._connection = None
             await asyncio.sleep(delay * (1 + random.random()))
             delay = min(delay * 2, _RECONNECT_MAX_S)
+
+    async def _relay_until(self, lost: asyncio.Future[None]) -> None:
+        """Relay both ways until the connection is lost or a direction fails.
+
+        A listening connection is only read from: nothing awaits on it while no text
+        streams, so the loss of it (the backend terminated, the server restarted) would go
+        unnoticed, and this process would hear of the others' appends only through the log
+        watch, forever. The termination listener turns the loss into an error here."""
+        directions = [
+            asyncio.create_task(self._publish_incoming()),
+            asyncio.create_task(self._send_outgoing()),
+        ]
+        try:
+            done, _ = await asyncio.wait([*directions, lost], return_when=asyncio.FIRST_COMPLETED)
+            for finished in done:
+                finished.result()  # a direction's error, as it was raised
+            raise ConnectionError("the listening connection was closed by the server")
+        finally:
+            # Neither direction outlives its connection: the next connection has its own.
+            for direction in directions:
+                direction.cancel()
+            await asyncio.gather(*directions, return_exceptions=True)
 
     def _on_notification(self, connection: Any, pid: int, channel: str, payload: str) -> None:
         self._incoming.put_nowait(payload)
