@@ -16,7 +16,13 @@ import pytest
 
 from hub.core.people.accounts import create_user
 from hub.core.store.models import User, Workspace
-from hub.testing import TestDatabases, opened, temporary_directory, test_postgres_url
+from hub.testing import (
+    HubProcess,
+    TestDatabases,
+    opened,
+    temporary_directory,
+    test_postgres_url,
+)
 
 if TYPE_CHECKING:
     from tests.channels.peers import BotApiPeer, SmtpPeer
@@ -110,6 +116,18 @@ async def db(database_url: str) -> AsyncIterator[str]:
     """The ORM opened on a fresh database for this test."""
     async with opened(database_url):
         yield database_url
+
+
+@pytest.fixture
+async def hub(db: str, tmp_path: Path) -> AsyncIterator[HubProcess]:
+    """``lineup serve`` on this test's database, stopped after it. Tests that need a hub
+    with channels or settings of their own define their own ``hub``."""
+    process = HubProcess(db, tmp_path / "hub")
+    await asyncio.to_thread(process.start)
+    try:
+        yield process
+    finally:
+        await asyncio.to_thread(process.stop)
 
 
 @pytest.fixture

@@ -7,7 +7,6 @@ from __future__ import annotations
 import asyncio
 import socket
 import urllib.request
-from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
@@ -30,16 +29,6 @@ FLOOD_BYTES = 256 * MIB
 # A flooding socket may hold a few frames in each of the queues between TCP and its handler
 # (about 7 MiB of these); anything near the flood's size means it is being taken in whole.
 ALLOWED_GROWTH = 64 * MIB
-
-
-@pytest.fixture
-async def hub(db: str, tmp_path: Path) -> AsyncIterator[HubProcess]:
-    process = HubProcess(db, tmp_path / "hub")
-    await asyncio.to_thread(process.start)
-    try:
-        yield process
-    finally:
-        await asyncio.to_thread(process.stop)
 
 
 def resident_bytes(hub: HubProcess) -> int:

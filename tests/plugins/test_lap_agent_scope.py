@@ -3,12 +3,7 @@ about a task that goes to the task's conversation, one opened for it if it had n
 
 from __future__ import annotations
 
-import asyncio
-from collections.abc import AsyncIterator
-from pathlib import Path
 from typing import Any
-
-import pytest
 
 from hub.core.log.events import append_event, events_after, rebuild_projections
 from hub.core.store.models import Artifact, Conversation, Interaction, Message, Task, Workspace
@@ -19,16 +14,6 @@ from tests.plugins.lap_client import RawAgent, raw_agent
 from tests.plugins.test_lap_gateway import paired
 
 OWNER = "user:usr_owner"
-
-
-@pytest.fixture
-async def hub(db: str, tmp_path: Path) -> AsyncIterator[HubProcess]:
-    process = HubProcess(db, tmp_path / "hub")
-    await asyncio.to_thread(process.start)
-    try:
-        yield process
-    finally:
-        await asyncio.to_thread(process.stop)
 
 
 async def refused(agent: RawAgent, kind: str, payload: dict[str, Any], **fields: Any) -> str:

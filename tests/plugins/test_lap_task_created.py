@@ -2,26 +2,10 @@
 
 from __future__ import annotations
 
-import asyncio
-from collections.abc import AsyncIterator
-from pathlib import Path
-
-import pytest
-
 from hub.core.store.models import Task
 from hub.testing import HubProcess
 from tests.plugins.lap_client import raw_agent
 from tests.plugins.test_lap_gateway import paired
-
-
-@pytest.fixture
-async def hub(db: str, tmp_path: Path) -> AsyncIterator[HubProcess]:
-    process = HubProcess(db, tmp_path / "hub")
-    await asyncio.to_thread(process.start)
-    try:
-        yield process
-    finally:
-        await asyncio.to_thread(process.stop)
 
 
 async def test_an_agent_starts_a_task_for_itself_only(
