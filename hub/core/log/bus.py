@@ -140,12 +140,15 @@ class EventBus:
         self._whole: dict[str, set[Subscription]] = defaultdict(set)
         self._addressed: dict[tuple[str, str], set[Subscription]] = defaultdict(set)
         self._listeners: list[Callable[[PublishedEvent], None]] = []
+        # Per workspace, the highest sequence published or caught up with (``catch_up``).
+        self._highest: dict[str, int] = {}
         # What this bus carried of each workspace someone here follows, for the log watch
-        # (``hub.core.log.watch``): every sequence up to the floor was carried or checked,
-        # and the set holds those carried above it. A set, not a highest mark: an agent's
-        # socket hears only its own events, so a later event the bus carried says nothing
-        # of an earlier one it missed. The watch raises the floor every period, which keeps
-        # the set to about a period's events.
+        # (``hub.core.log.watch``): every sequence up to the floor was carried, checked, or
+        # committed before anyone here followed the workspace (a new reader reads those from
+        # the log itself), and the set holds those carried above it. A set, not a highest
+        # mark: an agent's socket hears only its own events, so a later event the bus
+        # carried says nothing of an earlier one it missed. The watch raises the floor every
+        # period, which keeps the set to about a period's events.
         self._floor: dict[str, int] = {}
         self._carried: dict[str, set[int]] = {}
 
@@ -168,6 +171,11 @@ class EventBus:
             addressee=addressee,
             last_sequence=after,
         )
+        if workspace_id not in self._subscribers:  # followed here from now on
+            # Unknown to this bus (a process just started): 0, so the watch's first look
+            # sends the readers to the log once rather than take its end as delivered.
+            self._floor[workspace_id] = self._highest.get(workspace_id, 0)
+            self._carried[workspace_id] = set()
         self._subscribers[workspace_id].add(subscription)
         if addressee is None:
             self._whole[workspace_id].add(subscription)
@@ -184,8 +192,11 @@ class EventBus:
             self._listeners.remove(listener)
 
     def publish(self, event: PublishedEvent) -> None:
-        if event.sequence > 0 and event.workspace_id in self._subscribers:
-            self._carried.setdefault(event.workspace_id, set()).add(event.sequence)
+        if event.sequence > self._highest.get(event.workspace_id, 0):
+            self._highest[event.workspace_id] = event.sequence
+        carried = self._carried.get(event.workspace_id)
+        if carried is not None and event.sequence > 0:
+            carried.add(event.sequence)
         offered = list(self._whole.get(event.workspace_id, ()))
         if event.addressee is not None:
             offered += self._addressed.get((event.workspace_id, event.addressee), ())
@@ -225,18 +236,20 @@ class EventBus:
     def checked_through(self, workspace_id: str, logged: int) -> None:
         """Every sequence of ``workspace_id`` up to ``logged`` was carried, or its readers
         were sent to the log for it: forget them."""
-        if workspace_id not in self._subscribers:
+        if workspace_id not in self._floor:
             return
-        floor = max(logged, self._floor.get(workspace_id, 0))
+        floor = max(logged, self._floor[workspace_id])
         self._floor[workspace_id] = floor
         carried = self._carried.get(workspace_id)
         if carried:
             self._carried[workspace_id] = {s for s in carried if s > floor}
 
-    def catch_up(self, workspace_id: str) -> None:
-        """The log of ``workspace_id`` holds events this bus never carried (written by a
-        process it does not hear from): every subscriber of it reads the log again from
-        where it is, as if dropped."""
+    def catch_up(self, workspace_id: str, logged: int) -> None:
+        """The log of ``workspace_id`` holds events up to ``logged`` that this bus never
+        carried (written by a process it does not hear from): every subscriber of it reads
+        the log again from where it is, as if dropped, and those events count as dealt with
+        for whoever follows the workspace next."""
+        self._highest[workspace_id] = max(logged, self._highest.get(workspace_id, 0))
         for subscription in list(self._subscribers.get(workspace_id, ())):
             self._remove(subscription)
             subscription._drop(_MISSED)

@@ -58,13 +58,10 @@ class LogWatch:
                 logger.info(
                     "%s events of %s up to %s reached the log elsewhere", missed, workspace_id, then
                 )
-                self._bus.catch_up(workspace_id)
+                self._bus.catch_up(workspace_id, then)
                 self.catch_ups += 1
-            self._bus.checked_through(workspace_id, then)
-        for workspace_id, sequence in logged.items():
-            if workspace_id not in self._logged:
-                # Seen for the first time: its readers have just read the log themselves.
-                self._bus.checked_through(workspace_id, int(sequence))
+            else:
+                self._bus.checked_through(workspace_id, then)
         self._logged = {ws: int(sequence) for ws, sequence in logged.items()}
 
     def start(self) -> None:

@@ -89,3 +89,26 @@ async def test_a_missed_downlink_is_found_though_later_events_were_carried(
         with pytest.raises(SubscriberDropped) as dropped:
             for_x.get_nowait()
         assert dropped.value.resync_from < missed.sequence  # it reads its event from the log
+
+
+async def test_an_event_missed_before_the_watch_first_looks_is_still_found(
+    workspace: Workspace,
+) -> None:
+    """The log's end at the watch's first look is not taken as delivered: an event written
+    elsewhere between a reader's arrival and that look is found like any other."""
+    bus, elsewhere = EventBus(), EventBus()
+    await note(workspace, bus)  # history, before anyone here follows the workspace
+    watch = LogWatch(period_s=3600, bus=bus)
+    with bus.subscribe(workspace.id, addressee="agt_x") as for_x:
+        await append_event(
+            workspace.id,
+            "task.created",
+            {"taskId": "tsk_1", "title": "Deploy", "targetAgentId": "agt_x"},
+            actor="user:usr_x",
+            bus=elsewhere,
+        )
+        await watch.look()  # the first look: its end holds the missed event
+        await watch.look()
+        assert for_x.dropped and watch.catch_ups == 1
+        await watch.look()
+        assert watch.catch_ups == 1  # once: the bus counts it dealt with
