@@ -17,8 +17,9 @@ other frames at most every half interval so a busy agent costs no extra writes. 
 ping frames are answered by the server below the application and never reach it, so they
 do not count: adapters send ``agent.heartbeat``. A socket that says no hello within
 ``hello_timeout_s``, or once greeted sends nothing for ``SILENT_INTERVALS`` heartbeat
-intervals, is closed with 1008 (``hello_timeout``, ``heartbeat_timeout``): a socket holds the
-hub's memory and a task for as long as it is open, and a stranger's costs nothing to open.
+intervals (never less than ``hello_timeout_s``), is closed with 1008 (``hello_timeout``,
+``heartbeat_timeout``): a socket holds the hub's memory and a task for as long as it is open,
+and a stranger's costs nothing to open.
 """
 
 from __future__ import annotations
@@ -74,6 +75,9 @@ T = TypeVar("T")
 # A greeted socket with no frame for this many heartbeat intervals is closed: a live adapter
 # sends one every interval, and the agent counts as offline after two (presence), so the
 # third is a peer that is gone (a half-open connection) or only holding the socket open.
+# Never less than the hello deadline, though: with a short interval (a hub tuned for quick
+# presence) a busy moment on either side is not a peer gone, and a greeted socket may be
+# quiet at least as long as a stranger's.
 SILENT_INTERVALS = 3
 # Frames of one agent taken in and not yet answered; past this, the socket is not read
 # until the oldest is answered (backpressure on the agent).
@@ -372,7 +376,8 @@ class AgentSession:
         commit per round trip, and still sees its acks in its own order. A frame answered
         at once (a heartbeat, a refusal) with no answer waiting before it is answered here.
         """
-        silence = SILENT_INTERVALS * self.gateway.settings.heartbeat_interval_s
+        settings = self.gateway.settings
+        silence = max(SILENT_INTERVALS * settings.heartbeat_interval_s, settings.hello_timeout_s)
         try:
             while not self._closed:
                 try:
@@ -408,7 +413,7 @@ class AgentSession:
         await self.close(
             POLICY_VIOLATION,
             InvalidInput(
-                f"No frame for {silence:g} s ({SILENT_INTERVALS} heartbeat intervals).",
+                f"No frame for {silence:g} s.",
                 code="heartbeat_timeout",
                 hint="Send agent.heartbeat every heartbeatIntervalS seconds; connect again.",
             ),
