@@ -109,6 +109,11 @@ class Agent:
         return self._uplink.live.is_set()
 
     @property
+    def closed(self) -> bool:
+        """Closed, or stopped serving (the hub refused its identity)."""
+        return self._uplink.closed or (self._run_task is not None and self._run_task.done())
+
+    @property
     def last_sequence(self) -> int:
         return self._ledger.watermark
 
@@ -276,13 +281,19 @@ class Agent:
         *,
         task_id: str | None = None,
         conversation_id: str | None = None,
+        envelope_id: str | None = None,
     ) -> Resolution:
         """Ask a person and wait for the answer (through disconnects). Inside a task
-        handler prefer ``task.request_interaction``, which also survives restarts."""
+        handler prefer ``task.request_interaction``, which also survives restarts; a caller
+        that keeps its own idempotency keys passes the card's ``id`` and ``envelope_id``, so
+        that asking again after a restart waits on the same card."""
         if card.id is None:
             card = card.model_copy(update={"id": new_id("int")})
         return await self._uplink.ask(
-            card, envelope_id=new_id("evt"), task_id=task_id, conversation_id=conversation_id
+            card,
+            envelope_id=envelope_id or new_id("evt"),
+            task_id=task_id,
+            conversation_id=conversation_id,
         )
 
     async def request_approval(
