@@ -28,7 +28,7 @@ test: $(VENV)/.installed chromium lint
 lint: $(VENV)/.installed
 	$(BIN)/ruff check hub plugins tests benchmarks scripts
 	$(BIN)/ruff format --check hub plugins tests benchmarks scripts
-	$(BIN)/mypy hub/core hub/protocol hub/sdk
+	$(BIN)/mypy hub/core hub/protocol hub/sdk hub/coding_agents
 	$(BIN)/lint-imports --no-cache --no-logo
 
 test-sqlite: $(VENV)/.installed

@@ -120,6 +120,46 @@ def build_parser() -> argparse.ArgumentParser:
         help="pair (or reuse the stored credential), print it for MCP over HTTP, and exit",
     )
     mcp.set_defaults(command="mcp")
+
+    for verb, words in (
+        ("connect", "pair this machine's {name} with the hub and add the hub's hooks"),
+        ("disconnect", "remove the hub's hooks from {name} (exactly the ones connect added)"),
+    ):
+        clis = sub.add_parser(verb, help=words.format(name="Claude Code or Codex"))
+        clis_sub = clis.add_subparsers(dest="cli", required=True)
+        for cli, name in (("claude-code", "Claude Code"), ("codex", "Codex")):
+            one = clis_sub.add_parser(cli, help=words.format(name=name))
+            if verb == "connect":
+                one.add_argument("--hub", required=True, help="the hub's address")
+                one.add_argument(
+                    "--pair", metavar="CODE", help="one-time pairing code (not needed again)"
+                )
+                one.add_argument(
+                    "--wait",
+                    type=int,
+                    default=900,
+                    help="seconds a card waits for a person before it expires (default 900)",
+                )
+            else:
+                one.add_argument(
+                    "--forget",
+                    action="store_true",
+                    help="also delete the stored credential (other projects then need "
+                    "`connect --pair` again)",
+                )
+            if cli == "claude-code":
+                where = one.add_mutually_exclusive_group()
+                where.add_argument(
+                    "--project", metavar="DIR", help="the project (default: this directory)"
+                )
+                where.add_argument(
+                    "--user", action="store_true", help="every project: ~/.claude/settings.json"
+                )
+            else:
+                one.add_argument(
+                    "--codex-home", metavar="DIR", help="default $CODEX_HOME, else ~/.codex"
+                )
+            one.set_defaults(command=verb)
     return parser
 
 
@@ -138,7 +178,7 @@ def _agent_connection_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
-_AGENT_SIDE = frozenset({"agent demo", "agent exec", "mcp", "config"})
+_AGENT_SIDE = frozenset({"agent demo", "agent exec", "mcp", "config", "connect", "disconnect"})
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -431,6 +471,74 @@ async def _mcp(args: argparse.Namespace, settings: Settings) -> int:
         await serve_stdio(agent, args.wait or settings.mcp_wait_s)
     except SdkError as error:
         return _print_sdk_error(error)
+    return 0
+
+
+def _hook_target(args: argparse.Namespace) -> Any:
+    from hub.coding_agents.connect import Target
+
+    return Target.of(
+        args.cli,
+        project=getattr(args, "project", None),
+        user=bool(getattr(args, "user", False)),
+        codex_home=getattr(args, "codex_home", None),
+    )
+
+
+@command("connect")
+async def _connect(args: argparse.Namespace, settings: Settings) -> int:
+    from hub.coding_agents import credentials
+    from hub.coding_agents.connect import hook_command, pair
+    from hub.sdk import SdkError
+    from hub.sdk.state import normalise_hub_url
+
+    if args.wait < 30 or args.wait > 24 * 3600:
+        print("error: --wait must be from 30 seconds to a day", file=sys.stderr)
+        return 2
+    try:
+        hub = normalise_hub_url(args.hub)
+    except ValueError as problem:
+        print(f"error: {problem}", file=sys.stderr)
+        return 2
+    connection = credentials.load(args.cli)
+    if args.pair:
+        try:
+            connection = await pair(args.cli, hub, args.pair)
+        except SdkError as error:
+            return _print_sdk_error(error)
+        stored = credentials.save(args.cli, connection)
+        print(f"paired as agent {connection.agent_id}; credential kept in {stored} (0600)")
+    elif connection is None or connection.hub != hub:
+        print(
+            f"error [not_paired]: this machine's {args.cli} is not paired with {hub}\n"
+            f"  next: create a pairing code on the hub's Agents page, then run "
+            f"`lineup connect {args.cli} --hub {hub} --pair CODE`",
+            file=sys.stderr,
+        )
+        return 2
+    target = _hook_target(args)
+    try:
+        changed = target.install(hook_command(args.cli, args.wait), args.wait)
+    except ValueError as problem:
+        print(f"error [hooks_not_written]: {problem}", file=sys.stderr)
+        return 2
+    print(f"hooks {'added to' if changed else 'already in'} {target.path}")
+    return 0
+
+
+@command("disconnect")
+async def _disconnect(args: argparse.Namespace, settings: Settings) -> int:
+    from hub.coding_agents import credentials
+
+    target = _hook_target(args)
+    try:
+        changed = target.uninstall()
+    except ValueError as problem:
+        print(f"error [hooks_not_written]: {problem}", file=sys.stderr)
+        return 2
+    print(f"hooks {'removed from' if changed else 'not in'} {target.path}")
+    if args.forget and credentials.remove(args.cli):
+        print(f"credential deleted: {credentials.connection_file(args.cli)}")
     return 0
 
 

@@ -80,6 +80,11 @@ def test_the_tree_keeps_every_rule() -> None:
             "\nfrom hub.web.api import base  # noqa: F401,E402\n",
             "Plugins reach the host and the core",
         ),
+        (
+            "hub/coding_agents/credentials.py",
+            "\nfrom hub.core import ids  # noqa: F401,E402\n",
+            "The coding agents' side runs on the agent's machine",
+        ),
         # Under TYPE_CHECKING, where a pair of modules importing each other hides.
         (
             "hub/core/ids.py",
@@ -95,6 +100,7 @@ def test_the_tree_keeps_every_rule() -> None:
         "sdk-quart",
         "channels-web",
         "plugin-web",
+        "coding-agents-core",
         "mutual",
     ],
 )
