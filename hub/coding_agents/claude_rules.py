@@ -7,10 +7,11 @@ that truly need a person become approval cards.
 
 The verdict follows Claude Code's documented rules: rules come from the managed, user,
 project and local settings files and are checked deny first, then ask, then allow; the
-permission mode sets the baseline. Where this module cannot be sure what Claude Code
-would decide, it answers ``"asks"``: a person is asked, and nothing is ever allowed on a
-guess. A deny or ask rule it cannot read is taken as one that may match, and an allow rule
-it cannot read as one that does not.
+permission mode sets the baseline. A project's own allow rules count only once the person
+has trusted its folder (Claude Code's trust dialog). Where this module cannot be sure what
+Claude Code would decide, it answers ``"asks"``: a person is asked, and nothing is ever
+allowed on a guess. A deny or ask rule it cannot read is taken as one that may match, and
+an allow rule it cannot read as one that does not.
 
 Standard library only: this runs inside the hook, on every tool call.
 """
@@ -26,9 +27,14 @@ from pathlib import Path
 from typing import Any, Literal
 from urllib.parse import urlsplit
 
+from hub.coding_agents.claude_bash_rules import (
+    Match,
+    bash_matches,
+    split_command,
+    writes_files_unchecked,
+)
+
 Verdict = Literal["allowed", "denied", "asks"]
-# A rule's match against a call: True, False, or None when this module cannot tell.
-Match = bool | None
 
 MANAGED_DIR = Path("/etc/claude-code")
 
@@ -162,7 +168,7 @@ def _decide(call: ToolCall, rules: Rules, mode: str) -> tuple[Verdict, bool]:
         and _inside_working_directories(call, rules)
     ):
         return "allowed", unsure
-    if _allowed_by_rules(rules.allow, call):
+    if _allowed_by_rules(rules.allow, call, rules):
         return "allowed", unsure
     return "asks", unsure
 
@@ -183,15 +189,36 @@ def load_rules(
     managed = [_read_settings(path, rules) for path in managed_files]
     managed_only = any(s.get("allowManagedPermissionRulesOnly") is True for s in managed)
 
-    user_dir = Path(env["CLAUDE_CONFIG_DIR"]) if env.get("CLAUDE_CONFIG_DIR") else home / ".claude"
-    layers: list[tuple[dict[str, Any], Path | None]] = [(s, None) for s in managed]
-    if not managed_only:
-        layers.append((_read_settings(user_dir / "settings.json", rules), None))
-        for name in ("settings.json", "settings.local.json"):
-            layers.append((_read_settings(project / ".claude" / name, rules), project))
-    for settings, root in layers:
-        _add_permissions(settings, root, home, rules)
+    config_dir = Path(env["CLAUDE_CONFIG_DIR"]) if env.get("CLAUDE_CONFIG_DIR") else None
+    user_dir = config_dir or home / ".claude"
+    for settings in managed:
+        _add_permissions(settings, None, home, rules, trusted=True)
+    if managed_only:
+        return rules
+    _add_permissions(
+        _read_settings(user_dir / "settings.json", rules), None, home, rules, trusted=True
+    )
+    trusted = project_is_trusted(project, (config_dir or home) / ".claude.json")
+    for name in ("settings.json", "settings.local.json"):
+        settings = _read_settings(project / ".claude" / name, rules)
+        _add_permissions(settings, project, home, rules, trusted=trusted)
     return rules
+
+
+def project_is_trusted(project: Path, global_config: Path) -> bool:
+    """Whether the person accepted Claude Code's trust dialog for this project folder.
+
+    Until they have, Claude Code applies a project's deny and ask rules but none of its
+    allow rules: a cloned repository must not be able to allow itself commands. Only the
+    folder itself counts here; a trusted parent folder may count for Claude Code too, and
+    then this module merely asks a person more often than it would need to.
+    """
+    try:
+        config = json.loads(global_config.read_text(encoding="utf-8"))
+        entry = config["projects"][str(project)]
+    except (OSError, UnicodeDecodeError, ValueError, KeyError, TypeError):
+        return False
+    return isinstance(entry, dict) and entry.get("hasTrustDialogAccepted") is True
 
 
 def _read_settings(path: Path, rules: Rules) -> dict[str, Any]:
@@ -216,13 +243,13 @@ def _read_settings(path: Path, rules: Rules) -> dict[str, Any]:
 
 
 def _add_permissions(
-    settings: Mapping[str, Any], root: Path | None, home: Path, rules: Rules
+    settings: Mapping[str, Any], root: Path | None, home: Path, rules: Rules, *, trusted: bool
 ) -> None:
     permissions = settings.get("permissions", {})
     if not isinstance(permissions, Mapping):
         rules.unsure = True
         return
-    for kind in ("allow", "ask", "deny"):
+    for kind in ("allow", "ask", "deny") if trusted else ("ask", "deny"):
         entries = permissions.get(kind, [])
         if not isinstance(entries, list):
             rules.unsure = True
@@ -233,7 +260,8 @@ def _add_permissions(
                 rules.unsure = True
             else:
                 getattr(rules, kind).append(rule)
-    for directory in permissions.get("additionalDirectories", []) or []:
+    directories = permissions.get("additionalDirectories") if trusted else None
+    for directory in directories if isinstance(directories, list) else []:
         if isinstance(directory, str) and directory.startswith("~/"):
             rules.additional_directories.append(home / directory[2:])
         elif isinstance(directory, str) and directory.startswith("/"):
@@ -253,17 +281,23 @@ def _any_match(rules: Iterable[Rule], call: ToolCall) -> Match:
     return result
 
 
-def _allowed_by_rules(allow: list[Rule], call: ToolCall) -> bool:
+def _allowed_by_rules(allow: list[Rule], call: ToolCall, rules: Rules) -> bool:
     if call.tool != "Bash":
         return _any_match(allow, call) is True
-    if any(r.tool == "Bash" and r.content is None for r in allow):
-        return True
-    # A compound command is allowed only when every one of its commands is: matching the
-    # whole line would let ``Bash(npm *)`` allow ``npm test && rm -rf ~``.
     command = call.input.get("command")
     if not isinstance(command, str):
         return False
     parts, opaque = split_command(command)
+    # Claude Code checks where file commands write before it looks at allow rules.
+    inside = any(
+        _is_within(call.cwd, root) for root in [call.project, *rules.additional_directories]
+    )
+    if not inside or writes_files_unchecked(parts):
+        return False
+    if any(r.tool == "Bash" and r.content is None for r in allow):
+        return True
+    # A compound command is allowed only when every one of its commands is: matching the
+    # whole line would let ``Bash(npm *)`` allow ``npm test && rm -rf ~``.
     patterns = [r.content for r in allow if r.tool == "Bash" and r.content is not None]
     return (
         not opaque
@@ -324,85 +358,6 @@ def _bash_rule_matches(pattern: str, call: ToolCall) -> Match:
     if True in found:
         return True
     return None if opaque or None in found else False
-
-
-def bash_matches(pattern: str, command: str) -> Match:
-    """Whether a ``Bash(...)`` rule's content matches one simple command.
-
-    ``prefix:*`` matches the prefix alone or followed by arguments; ``*`` matches any text,
-    and a lone trailing `` *`` may also match nothing (``ls *`` matches ``ls``); otherwise
-    the command must be exactly the pattern. Where the word boundary is not documented
-    (``npm:*`` against ``npmx``), the answer is None.
-    """
-    command = command.strip()
-    if pattern.endswith(":*"):
-        prefix = pattern[:-2]
-        if command == prefix or command.startswith(prefix + " "):
-            return True
-        return None if command.startswith(prefix) else False
-    if "*" not in pattern:
-        return command == pattern.strip()
-    stars = pattern.count("*")
-    if stars == 1 and pattern.endswith(" *"):
-        regex = re.escape(pattern[:-2]) + r"(?: .*)?"
-    else:
-        regex = ".*".join(re.escape(piece) for piece in pattern.split("*"))
-    return re.fullmatch(regex, command, re.DOTALL) is not None
-
-
-def split_command(command: str) -> tuple[list[str], bool]:
-    """The simple commands of a shell command line, and whether some of it is hidden.
-
-    Splits on ``&&``, ``||``, ``;``, ``|``, ``&`` and newlines outside quotes. "Hidden"
-    (opaque) is anything a prefix rule cannot vouch for: command substitution, a variable,
-    a redirect, a subshell or group, a comment, an unclosed quote.
-    """
-    parts: list[str] = []
-    current: list[str] = []
-    opaque = False
-    quote: str | None = None
-    i = 0
-
-    def flush() -> None:
-        text = "".join(current).strip()
-        if text:
-            parts.append(text)
-        current.clear()
-
-    while i < len(command):
-        char = command[i]
-        if quote == "'":
-            quote = None if char == "'" else quote
-            current.append(char)
-            i += 1
-            continue
-        if char == "\\":
-            current.append(command[i : i + 2])
-            i += 2
-            continue
-        if char in "`$":
-            opaque = True
-        if quote == '"':
-            quote = None if char == '"' else quote
-            current.append(char)
-            i += 1
-            continue
-        if char in "'\"":
-            quote = char
-        elif char in "<>(){}#":
-            opaque = True
-        elif command.startswith(("&&", "||"), i):
-            flush()
-            i += 2
-            continue
-        elif char in ";|&\n":
-            flush()
-            i += 1
-            continue
-        current.append(char)
-        i += 1
-    flush()
-    return parts, opaque or quote is not None
 
 
 def _call_path(call: ToolCall) -> Path | None:

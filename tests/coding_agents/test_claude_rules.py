@@ -8,7 +8,8 @@ from typing import Any
 
 import pytest
 
-from hub.coding_agents.claude_rules import bash_matches, headless_verdict, split_command
+from hub.coding_agents.claude_bash_rules import bash_matches, split_command, writes_files_unchecked
+from hub.coding_agents.claude_rules import headless_verdict
 
 
 @pytest.fixture
@@ -18,7 +19,14 @@ def machine(tmp_path: Path) -> dict[str, Path]:
     managed = tmp_path / "etc-claude-code"
     for folder in (home / ".claude", project / ".claude", project / "src", managed):
         folder.mkdir(parents=True)
+    trust(home, project)
     return {"home": home, "project": project, "managed": managed}
+
+
+def trust(home: Path, project: Path, accepted: bool = True) -> None:
+    """Claude Code's record that the person trusted the project folder."""
+    config = {"projects": {str(project): {"hasTrustDialogAccepted": accepted}}}
+    (home / ".claude.json").write_text(json.dumps(config))
 
 
 def settings(path: Path, **permissions: Any) -> None:
@@ -85,6 +93,15 @@ BASH_CASES = [
     (["Bash(git *)"], [], ["Bash(git push *)"], "git push", "asks"),
     (["Bash(git *)"], ["Bash(rm *)"], [], "git log $(rm -rf x)", "asks"),
     ([], ["Bash(npm:*)"], [], "npmx install", "asks"),
+    (["Bash(npm run test:*)"], [], [], "npm run test:unit", "asks"),
+    # Claude Code checks where file commands write before any allow rule.
+    (["Bash(touch *)"], [], [], "touch notes.txt", "allowed"),
+    (["Bash(touch *)"], [], [], "touch /etc/x", "asks"),
+    (["Bash"], [], [], "rm -rf /tmp/zz", "asks"),
+    (["Bash(rm *)"], [], [], "rm ../other/x", "asks"),
+    (["Bash(rm *)"], [], [], "rm *.log", "asks"),
+    (["Bash(cd *)", "Bash(rm *)"], [], [], "cd /etc && rm x", "asks"),
+    (["Bash(python3 *)"], [], [], "FOO=1 python3 -c 1", "asks"),
 ]
 
 
@@ -133,7 +150,13 @@ FILE_CASES = [
     # WebFetch domains.
     (["WebFetch(domain:example.com)"], [], "WebFetch", {"url": "https://example.com/a"}, "allowed"),
     (["WebFetch(domain:example.com)"], [], "WebFetch", {"url": "https://evil.com/"}, "asks"),
-    (["WebFetch(domain:*.example.com)"], [], "WebFetch", {"url": "http://a.example.com"}, "allowed"),
+    (
+        ["WebFetch(domain:*.example.com)"],
+        [],
+        "WebFetch",
+        {"url": "http://a.example.com"},
+        "allowed",
+    ),
     ([], ["WebFetch(domain:evil.com)"], "WebFetch", {"url": "https://evil.com/x"}, "denied"),
     ([], [], "WebFetch", {"url": "https://example.com"}, "asks"),
     # MCP: a server names all its tools, or one tool by name.
@@ -312,3 +335,51 @@ def test_split_command(command: str, parts: list[str], opaque: bool) -> None:
 )
 def test_bash_matches(pattern: str, command: str, expected: bool | None) -> None:
     assert bash_matches(pattern, command) is expected
+
+
+def test_an_untrusted_projects_allow_rules_count_for_nothing(machine: dict[str, Path]) -> None:
+    # Claude Code applies a project's deny and ask rules before the folder is trusted, but
+    # allows nothing on the word of a repository the person has not trusted.
+    for accepted in (False, True):
+        trust(machine["home"], machine["project"], accepted)
+        settings(
+            machine["project"] / ".claude" / "settings.json",
+            allow=["Bash(make *)"],
+            deny=["Bash(rm *)"],
+            additionalDirectories=[str(machine["home"])],
+        )
+        settings(machine["project"] / ".claude" / "settings.local.json", allow=["Bash(npm *)"])
+        expected = "allowed" if accepted else "asks"
+        assert verdict(machine, "Bash", bash("make")) == expected
+        assert verdict(machine, "Bash", bash("npm test")) == expected
+        assert verdict(machine, "Bash", bash("rm x")) == "denied"
+        file_path = str(machine["home"] / "a.txt")
+        assert verdict(machine, "Read", {"file_path": file_path}) == expected
+
+
+def test_without_claude_codes_global_config_no_project_is_trusted(
+    machine: dict[str, Path],
+) -> None:
+    (machine["home"] / ".claude.json").unlink()
+    settings(machine["project"] / ".claude" / "settings.json", allow=["Bash"])
+    settings(machine["home"] / ".claude" / "settings.json", allow=["Bash(make *)"])
+    assert verdict(machine, "Bash", bash("ls -la")) == "asks"
+    assert verdict(machine, "Bash", bash("make")) == "allowed"
+
+
+@pytest.mark.parametrize(
+    ("parts", "unchecked"),
+    [
+        (["npm test"], False),
+        (["touch a b/c"], False),
+        (["mkdir -p build/out"], False),
+        (["touch /etc/x"], True),
+        (["rm ~/x"], True),
+        (["cp a ../b"], True),
+        (["rm *.log"], True),
+        (["cd sub", "touch a"], True),
+        (["touch 'open"], True),
+    ],
+)
+def test_file_commands_writing_where_it_cannot_be_told(parts: list[str], unchecked: bool) -> None:
+    assert writes_files_unchecked(parts) is unchecked

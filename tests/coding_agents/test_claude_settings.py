@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import stat
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -193,7 +194,11 @@ def test_a_file_the_hub_cannot_read_is_refused_and_left_alone(
     path = tmp_path / "settings.json"
     path.write_text(text)
 
-    for change in (lambda: install(path, COMMAND, gate_timeout_s=900), lambda: uninstall(path)):
+    changes: list[Callable[[], bool]] = [
+        lambda: install(path, COMMAND, gate_timeout_s=900),
+        lambda: uninstall(path),
+    ]
+    for change in changes:
         with pytest.raises(SettingsFileError) as raised:
             change()
         assert str(path) in str(raised.value)
