@@ -487,8 +487,8 @@ def _hook_target(args: argparse.Namespace) -> Any:
 
 @command("connect")
 async def _connect(args: argparse.Namespace, settings: Settings) -> int:
-    from hub.coding_agents import credentials
-    from hub.coding_agents.connect import hook_command, pair
+    from hub.coding_agents import credentials, hook_command
+    from hub.coding_agents.connect import pair
     from hub.sdk import SdkError
     from hub.sdk.state import normalise_hub_url
 
@@ -518,7 +518,7 @@ async def _connect(args: argparse.Namespace, settings: Settings) -> int:
         return 2
     target = _hook_target(args)
     try:
-        changed = target.install(hook_command(args.cli, args.wait), args.wait)
+        changed = target.install(hook_command.build(args.cli, args.wait), args.wait)
     except ValueError as problem:
         print(f"error [hooks_not_written]: {problem}", file=sys.stderr)
         return 2

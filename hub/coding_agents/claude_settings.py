@@ -7,8 +7,8 @@ running it again with the same arguments writes nothing, and running it with ano
 command (a new virtual environment, another ``--wait``) replaces the hub's entries instead of
 adding a second set. ``uninstall`` takes out exactly what ``install`` put in.
 
-The hub's entries are known by the program they run, ``lineup-hook claude-code``, not by an
-extra key: Claude Code checks settings files against its schema and may ignore a file with
+The hub's entries are known by the command they run (``hub.coding_agents.hook_command``), not
+by an extra key: Claude Code checks settings files against its schema and may ignore a file with
 a key it does not know, so nothing but ``matcher``, ``hooks``, ``type``, ``command`` and
 ``timeout`` is ever written.
 
@@ -19,12 +19,12 @@ from __future__ import annotations
 
 import json
 import os
-import shlex
 import tempfile
 from pathlib import Path
 from typing import Any
 
-HOOK_PROGRAM = "lineup-hook"
+from hub.coding_agents import hook_command
+
 HOOK_AGENT = "claude-code"
 
 # The events whose answer gates a tool call wait as long as a person may take to decide;
@@ -66,31 +66,24 @@ class SettingsFileError(ValueError):
 
 
 def is_hub_hook(hook: Any) -> bool:
-    """Whether one hook entry is the hub's: a command running ``lineup-hook claude-code``."""
+    """Whether one hook entry is the hub's: a command running the hub's hook for Claude Code."""
     if not isinstance(hook, dict) or hook.get("type") != "command":
         return False
-    command = hook.get("command")
-    if not isinstance(command, str):
-        return False
-    try:
-        argv = shlex.split(command)
-    except ValueError:
-        return False
-    return len(argv) >= 2 and Path(argv[0]).name == HOOK_PROGRAM and argv[1] == HOOK_AGENT
+    return hook_command.is_ours(hook.get("command"), HOOK_AGENT)
 
 
 def install(path: Path, command: str, *, gate_timeout_s: int, report_timeout_s: int = 30) -> bool:
     """Merge the hub's hooks into the settings file at ``path``; True when the file changed.
 
-    ``command`` is the shell command each hook runs; it must run ``lineup-hook claude-code``
-    so that ``uninstall`` can find it again. A missing file (and its parent folders) is
-    created. Raises ``SettingsFileError`` for a file that is not a JSON object or whose
-    ``hooks`` is not an object of lists, and ``ValueError`` for a command that is not the
-    hub's hook or a timeout that is not positive.
+    ``command`` is the shell command each hook runs; it must run the hub's hook
+    (``hook_command.build``) so that ``uninstall`` can find it again. A missing file (and
+    its parent folders) is created. Raises ``SettingsFileError`` for a file that is not a
+    JSON object or whose ``hooks`` is not an object of lists, and ``ValueError`` for a
+    command that is not the hub's hook or a timeout that is not positive.
     """
     if not is_hub_hook({"type": "command", "command": command}):
         raise ValueError(
-            f"the hook command must run '{HOOK_PROGRAM} {HOOK_AGENT}', not {command!r}"
+            f"the hook command must run the hub's hook for {HOOK_AGENT}, not {command!r}"
         )
     if gate_timeout_s <= 0 or report_timeout_s <= 0:
         raise ValueError("hook timeouts must be positive numbers of seconds")

@@ -14,9 +14,7 @@ before the CLI gives up on the hook.
 from __future__ import annotations
 
 import os
-import shlex
 import socket
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -68,20 +66,6 @@ class Target:
         from hub.coding_agents import claude_settings
 
         return claude_settings.uninstall(self.path)
-
-
-def hook_command(cli: str, wait_s: int) -> str:
-    """The command line the CLI runs for each hook event.
-
-    This environment's Python by absolute path (so it works whatever the CLI's PATH is)
-    runs the hook's file isolated and without site-packages (``-I -S``): the hook needs
-    only the standard library, and the virtual environment's start-up (its ``.pth`` files,
-    the editable install's finder) was 100-180 ms of a 200 ms hook here, against 10-30 ms
-    without it."""
-    from hub.coding_agents import hook
-
-    script = os.path.abspath(hook.__file__)
-    return f"{shlex.quote(sys.executable)} -I -S {shlex.quote(script)} {cli} --wait {wait_s}"
 
 
 async def pair(cli: str, hub: str, code: str) -> credentials.Connection:

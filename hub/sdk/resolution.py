@@ -7,6 +7,7 @@ that approved any other action.
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -102,14 +103,17 @@ class Resolution:
     def edited(self) -> bool:
         return self.edited_from is not None
 
-    def approved_action(self, expected: ProposedAction) -> dict[str, Any]:
+    def approved_action(
+        self, expected: ProposedAction, *, approving: Collection[str] = ("approve",)
+    ) -> dict[str, Any]:
         """The fields to act on, once approved: ``expected``'s, or a permitted edit of them.
 
-        Raises ``NotApproved`` for any other option and ``ActionMismatch`` when the decision
-        is bound to an action that is neither ``expected`` nor an edit its ``editable``
-        fields allow — the hash is recomputed here, not taken on trust.
+        Raises ``NotApproved`` for any option but the ``approving`` ones (a card with
+        options of its own names them) and ``ActionMismatch`` when the decision is bound to
+        an action that is neither ``expected`` nor an edit its ``editable`` fields allow —
+        the hash is recomputed here, not taken on trust.
         """
-        if not self.approved:
+        if self.option_id not in approving:
             raise NotApproved(self.option_id)
         decided = self.action or {}
         kind, fields = decided.get("kind"), decided.get("fields")

@@ -22,10 +22,11 @@ from typing import Any
 from hub.core.approvals.policies import POLICY_VIA
 from hub.protocol.actions import ProposedAction
 from hub.protocol.interactions import InteractionCard, InteractionType, Option, Risk
-from hub.sdk import Resolution
+from hub.sdk import ActionMismatch, NotApproved, Resolution
 from plugins.coding_agents.risk import read_risk
 
-ALLOW = "allow"
+# "approve" is the id every surface and policy knows as the approving option.
+ALLOW = "approve"
 ALWAYS = "always"
 DENY = "deny"
 
@@ -140,11 +141,11 @@ class ToolCall:
             return f"use {self.tool} on {path}"
         return f"use {self.tool}"
 
-    def updated_input(self, answer: Resolution) -> dict[str, Any] | None:
-        """The input to run, when the person edited it; None when they approved it as is."""
-        if not answer.edited:
+    def updated_input(self, fields: dict[str, Any]) -> dict[str, Any] | None:
+        """The input to run when the approved ``fields`` differ from the proposed ones."""
+        proposed = self.action()
+        if fields == proposed.fields:
             return None
-        fields = answer.approved_action(self.action())
         updated = dict(self.tool_input)
         for name in EDITABLE.get(self.tool, ()):
             if name in fields:
@@ -184,9 +185,10 @@ def _suggestions_text(suggestions: list[Any]) -> str:
 # --- the answer, as the hook's output ---------------------------------------------------
 
 
-def allow_output(call: ToolCall, answer: Resolution) -> dict[str, Any]:
+def allow_output(call: ToolCall, answer: Resolution, fields: dict[str, Any]) -> dict[str, Any]:
+    """Allow, with the person's edit of the input (``fields``, checked against the hash)."""
     reason = f"Approved in the LineUp hub (via {answer.via})."
-    updated = call.updated_input(answer) if call.editable else None
+    updated = call.updated_input(fields) if call.editable else None
     if call.event == "PreToolUse":
         decision: dict[str, Any] = {
             "hookEventName": "PreToolUse",
@@ -227,7 +229,9 @@ def answer_output(
     """The hook output for a person's answer, an expiry, or a decision the policy made
     (an expiry that denies is the policy's, at the card's expiry time)."""
     by_expiry = answer.expired or (
-        answer.via == POLICY_VIA and not answer.approved and answer.responded_at >= expires_at
+        answer.via == POLICY_VIA
+        and answer.option_id not in (ALLOW, ALWAYS)
+        and answer.responded_at >= expires_at
     )
     if by_expiry:
         minutes = max(1, round(waited_s / 60))
@@ -236,8 +240,14 @@ def answer_output(
             f"No one answered in the LineUp hub within {minutes} min, so the call is denied "
             "(the card expired). Ask again later, or do it another way.",
         )
-    if answer.approved:
-        return allow_output(call, answer)
+    if answer.option_id in (ALLOW, ALWAYS):
+        try:
+            fields = answer.approved_action(call.action(), approving=(ALLOW, ALWAYS))
+        except (ActionMismatch, NotApproved):
+            return deny_output(
+                call, "Not allowed: the answer in the LineUp hub was for a different call."
+            )
+        return allow_output(call, answer, fields)
     comment = (answer.comment or "").strip()
     where = f"in the LineUp hub (via {answer.via})"
     if comment:

@@ -209,7 +209,7 @@ def test_a_file_the_hub_cannot_read_is_refused_and_left_alone(
 
 
 def test_a_command_that_is_not_the_hubs_hook_is_refused(tmp_path: Path) -> None:
-    with pytest.raises(ValueError, match="lineup-hook claude-code"):
+    with pytest.raises(ValueError, match="the hub's hook for claude-code"):
         install(tmp_path / "settings.json", "some-other-hook", gate_timeout_s=900)
     assert not (tmp_path / "settings.json").exists()
 
@@ -223,6 +223,9 @@ def test_a_command_that_is_not_the_hubs_hook_is_refused(tmp_path: Path) -> None:
         ("lineup-hook codex", False),
         ("my-lineup-hook claude-code", False),
         ("echo lineup-hook claude-code", False),
+        ("'/opt/venv/bin/python' -I -S /opt/hub/coding_agents/hook.py claude-code --wait 9", True),
+        ("/opt/venv/bin/python3 -I -S /opt/hub/coding_agents/hook.py codex --wait 9", False),
+        ("echo /opt/hub/coding_agents/hook.py claude-code", False),
         ("'unterminated", False),
     ],
 )

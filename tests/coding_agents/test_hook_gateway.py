@@ -27,8 +27,8 @@ TERMINAL = {"CLAUDE_CODE_ENTRYPOINT": "cli"}
 
 
 @pytest.fixture
-async def machine(database_url: str, tmp_path: Path) -> Any:
-    async with connected_machine(database_url, tmp_path) as machine:
+async def machine(db: str, tmp_path: Path) -> Any:
+    async with connected_machine(db, tmp_path) as machine:
         yield machine
 
 
@@ -51,9 +51,8 @@ async def answer(machine: Machine, card: dict[str, Any], option: str, **body: An
 
 
 async def session_task(machine: Machine) -> dict[str, Any]:
-    tasks = await machine.hub.api("GET", "/tasks")
-    items = tasks["items"] if isinstance(tasks, dict) else tasks
-    (task,) = [t for t in items if t["targetAgentId"] == machine.agent_id]
+    tasks = (await machine.hub.api("GET", "/tasks"))["tasks"]
+    (task,) = [t for t in tasks if t["targetAgentId"] == machine.agent_id]
     return dict(await machine.hub.api("GET", f"/tasks/{task['id']}"))
 
 
@@ -90,10 +89,7 @@ async def test_a_session_is_a_task_with_its_prompts_tools_and_last_message(
     assert before_end["title"] == "shop — Claude Code"
     assert before_end["status"] == "running"
     assert before_end["summary"] == "Ran Bash: ls build"
-    messages = await machine.hub.api(
-        "GET", f"/conversations/{before_end['conversationId']}/messages"
-    )
-    texts = [m["content"] for m in messages.get("items", messages)]
+    texts = [m["content"] for m in before_end["messages"]]
     assert texts == ["Prompt: Clean the build folder", "The folder is clean."]
     await machine.hook(machine.event("SessionEnd", reason="prompt_input_exit"))
     ended = await session_task(machine)
@@ -107,7 +103,7 @@ async def test_approved_in_the_hub_the_terminal_dialog_gets_allow(machine: Machi
     assert card["card"]["action"]["fields"]["command"] == "rm -rf build"
     assert card["card"]["action"]["editable"] == ["command"]
     assert (await session_task(machine))["status"] == "waiting_for_human"
-    await answer(machine, card, "allow")
+    await answer(machine, card, "approve")
     run = await finished(waiting)
     decision = run.output["hookSpecificOutput"]["decision"]  # type: ignore[index]
     assert decision == {"behavior": "allow"}
@@ -116,7 +112,7 @@ async def test_approved_in_the_hub_the_terminal_dialog_gets_allow(machine: Machi
 async def test_an_edit_in_the_hub_comes_back_as_updated_input(machine: Machine) -> None:
     waiting = await machine.start_hook(bash(machine, "rm -rf build"), **TERMINAL)
     card = await machine.pending_card("rm -rf")
-    await answer(machine, card, "allow", action={"command": "rm -rf build/tmp"})
+    await answer(machine, card, "approve", action={"command": "rm -rf build/tmp"})
     run = await finished(waiting)
     decision = run.output["hookSpecificOutput"]["decision"]  # type: ignore[index]
     assert decision["behavior"] == "allow"
@@ -147,7 +143,7 @@ async def test_always_allow_returns_claude_codes_own_suggestion(machine: Machine
     waiting = await machine.start_hook(event, **TERMINAL)
     card = await machine.pending_card("npm test")
     options = [o["id"] for o in card["card"]["options"]]
-    assert options == ["allow", "always", "deny"]
+    assert options == ["approve", "always", "deny"]
     assert "Bash(npm test:*)" in card["card"]["options"][1]["description"]
     await answer(machine, card, "always")
     run = await finished(waiting)
@@ -165,7 +161,7 @@ async def test_headless_pre_tool_use_gates_what_would_be_refused(machine: Machin
     write = bash(machine, "touch built.txt", event="PreToolUse", tool_use_id="t2")
     waiting = await machine.start_hook(write, **HEADLESS)
     card = await machine.pending_card("touch built.txt")
-    await answer(machine, card, "allow")
+    await answer(machine, card, "approve")
     run = await finished(waiting)
     decision = run.output["hookSpecificOutput"]  # type: ignore[index]
     assert decision["permissionDecision"] == "allow"
@@ -218,15 +214,15 @@ async def test_a_card_waits_through_a_hub_restart(machine: Machine) -> None:
     card = await machine.pending_card("make deploy")
     await asyncio.to_thread(machine.hub.process.stop)
     await asyncio.to_thread(machine.hub.process.start)
-    await answer(machine, card, "allow")
+    await answer(machine, card, "approve")
     run = await finished(waiting)
     assert run.output["hookSpecificOutput"]["decision"] == {"behavior": "allow"}  # type: ignore[index]
     task = await session_task(machine)
     assert len(task["interactions"]) == 1  # the same card, not a second one
 
 
-async def test_codex_cards_say_they_take_no_edits(database_url: str, tmp_path: Path) -> None:
-    async with connected_machine(database_url, tmp_path, cli="codex") as codex:
+async def test_codex_cards_say_they_take_no_edits(db: str, tmp_path: Path) -> None:
+    async with connected_machine(db, tmp_path, cli="codex") as codex:
         event = codex.event(
             "PermissionRequest",
             tool_name="Bash",
