@@ -1,0 +1,191 @@
+"""Drivers for the real Codex CLI in tests: a Codex home, ``codex exec``, ``codex app-server``.
+
+The CLI comes from ``.cache/coding-clis`` in the repository (installed by the project's
+script); tests that need it call ``require_codex()``, which skips with the reason when it is
+not there. Every run is bounded and its processes are ended when the driver is done.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import queue
+import subprocess
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+CANDIDATES = (
+    REPO / ".cache/coding-clis/node_modules/.bin/codex",
+    # A scratch install used while the project's install script did not exist yet.
+    Path("/work/cli-probe/node_modules/.bin/codex"),
+)
+
+
+def find_codex() -> Path | None:
+    return next((path for path in CANDIDATES if path.exists()), None)
+
+
+def require_codex() -> Path:
+    codex = find_codex()
+    if codex is None:
+        pytest.skip("the Codex CLI is not installed (.cache/coding-clis); run the CLI install script")
+    return codex
+
+
+def codex_home(directory: Path, model_url: str) -> Path:
+    """A Codex home whose only model is the fake at ``model_url``, with no outside calls."""
+    directory.mkdir(parents=True, exist_ok=True)
+    (directory / "config.toml").write_text(
+        f'model = "gpt-fake"\n'
+        f'model_provider = "fake"\n'
+        f"\n"
+        f"[model_providers.fake]\n"
+        f'name = "fake"\n'
+        f'base_url = "{model_url}"\n'
+        f'wire_api = "responses"\n'
+        f"\n"
+        # Analytics and the plugin catalogue are the only calls Codex makes beyond the model.
+        f"[analytics]\n"
+        f"enabled = false\n"
+        f"\n"
+        f"[features]\n"
+        f"plugins = false\n"
+    )
+    return directory
+
+
+def environment(home: Path) -> dict[str, str]:
+    env = dict(os.environ, CODEX_HOME=str(home))
+    env.pop("OPENAI_API_KEY", None)
+    return env
+
+
+@dataclass
+class ExecResult:
+    returncode: int
+    stdout: str
+    stderr: str
+
+
+def run_exec(
+    prompt: str,
+    cwd: Path,
+    home: Path,
+    extra_args: tuple[str, ...] = ("--approve-for-me",),
+    timeout: float = 60,
+) -> ExecResult:
+    """Run ``codex exec`` once, headless, in ``cwd``; stdin is closed so it never waits on it."""
+    codex = require_codex()
+    args = [str(codex), "exec", "--skip-git-repo-check", "-C", str(cwd), *extra_args, prompt]
+    done = subprocess.run(
+        args,
+        stdin=subprocess.DEVNULL,
+        capture_output=True,
+        text=True,
+        env=environment(home),
+        cwd=cwd,
+        timeout=timeout,
+    )
+    return ExecResult(done.returncode, done.stdout, done.stderr)
+
+
+class AppServer:
+    """``codex app-server`` over stdio JSON-RPC, as an editor would drive it.
+
+    Messages are read on a thread into a queue; ``request`` waits for its answer, and
+    server-to-client requests (approvals) and notifications are collected in ``seen`` and
+    handed to ``next_message``. Use as a context manager: the process is killed at the end.
+    """
+
+    def __init__(self, home: Path, cwd: Path) -> None:
+        self.home = home
+        self.cwd = cwd
+        self.seen: list[dict[str, Any]] = []
+        self.log: list[dict[str, Any]] = []
+        self._ids = 0
+        self._inbox: queue.Queue[dict[str, Any]] = queue.Queue()
+        self._process: subprocess.Popen[str] | None = None
+
+    def __enter__(self) -> AppServer:
+        codex = require_codex()
+        self._process = subprocess.Popen(
+            [str(codex), "app-server"],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            text=True,
+            env=environment(self.home),
+            cwd=self.cwd,
+        )
+        threading.Thread(target=self._read, daemon=True).start()
+        self.request("initialize", {"clientInfo": {"name": "lineup-tests", "version": "0"}})
+        self.notify("initialized")
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        assert self._process is not None
+        self._process.kill()
+        self._process.wait(timeout=10)
+
+    def _read(self) -> None:
+        assert self._process is not None and self._process.stdout is not None
+        for line in self._process.stdout:
+            if line.strip():
+                self._inbox.put(json.loads(line))
+
+    def _send(self, message: dict[str, Any]) -> None:
+        assert self._process is not None and self._process.stdin is not None
+        self._process.stdin.write(json.dumps(message) + "\n")
+        self._process.stdin.flush()
+
+    def notify(self, method: str, params: dict[str, Any] | None = None) -> None:
+        self._send({"jsonrpc": "2.0", "method": method, **({"params": params} if params else {})})
+
+    def request(self, method: str, params: dict[str, Any], timeout: float = 30) -> Any:
+        self._ids += 1
+        number = self._ids
+        self._send({"jsonrpc": "2.0", "id": number, "method": method, "params": params})
+        while True:
+            message = self._inbox.get(timeout=timeout)
+            if message.get("id") == number and "method" not in message:
+                if "error" in message:
+                    raise RuntimeError(f"{method}: {message['error']}")
+                return message["result"]
+            self.seen.append(message)
+
+    def respond(self, request: dict[str, Any], result: dict[str, Any]) -> None:
+        self._send({"jsonrpc": "2.0", "id": request["id"], "result": result})
+
+    def next_message(self, timeout: float = 30) -> dict[str, Any]:
+        """The next message the server sent that was not an answer to our request."""
+        if self.seen:
+            return self.seen.pop(0)
+        return self._inbox.get(timeout=timeout)
+
+    def hooks(self) -> list[dict[str, Any]]:
+        """Codex's own list of the hooks it found for ``cwd``, with key, hash and trust."""
+        result = self.request("hooks/list", {"cwds": [str(self.cwd)]})
+        return [hook for entry in result["data"] for hook in entry["hooks"]]
+
+    def start_turn(self, prompt: str, **thread_params: Any) -> str:
+        """Start a thread in ``cwd`` and a turn with ``prompt``; returns the thread id."""
+        thread = self.request("thread/start", {"cwd": str(self.cwd), **thread_params})
+        thread_id: str = thread["thread"]["id"]
+        self.request(
+            "turn/start",
+            {"threadId": thread_id, "input": [{"type": "text", "text": prompt}]},
+        )
+        return thread_id
+
+    def wait_for(self, method: str, timeout: float = 60) -> dict[str, Any]:
+        """Skip messages until one with ``method`` comes; every skipped one stays in ``log``."""
+        while True:
+            message = self.next_message(timeout=timeout)
+            self.log.append(message)
+            if message.get("method") == method:
+                return message
