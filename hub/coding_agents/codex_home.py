@@ -23,11 +23,12 @@ import json
 import os
 import re
 import shlex
+from collections.abc import MutableMapping
 from pathlib import Path
 from typing import Any
 
 import tomlkit
-from tomlkit.items import Table
+from tomlkit.items import InlineTable
 
 from hub.core.errors import ConfigurationError
 
@@ -215,19 +216,25 @@ def _parse_config(path: Path, text: str) -> tomlkit.TOMLDocument:
         raise _unreadable(path, f"is not valid TOML ({exc})") from exc
     hooks = config.get("hooks")
     if hooks is not None and not (
-        isinstance(hooks, Table) and isinstance(hooks.get("state", tomlkit.table()), Table)
+        _is_table(hooks) and _is_table(hooks.get("state", tomlkit.table()))
     ):
         raise _unreadable(path, "has a hooks or hooks.state entry that is not a [table]")
     return config
 
 
-def _state_table(config: tomlkit.TOMLDocument) -> Table:
+def _is_table(value: Any) -> bool:
+    # A table split across the file (``[hooks.state."a"]`` before and after ``[features]``)
+    # comes back as a proxy, not a Table; inline tables are left alone, being one line.
+    return isinstance(value, MutableMapping) and not isinstance(value, InlineTable)
+
+
+def _state_table(config: tomlkit.TOMLDocument) -> MutableMapping[str, Any]:
     if "hooks" not in config:
         config["hooks"] = tomlkit.table(is_super_table=True)
     hooks = config["hooks"]
     if "state" not in hooks:
         hooks["state"] = tomlkit.table(is_super_table=True)
-    state: Table = hooks["state"]
+    state: MutableMapping[str, Any] = hooks["state"]
     return state
 
 
