@@ -119,7 +119,9 @@ def _rewrite(codex_home: Path, command: str | None, timeout_s: int) -> bool:
     if command is not None:
         for event in EVENTS:
             groups = events.setdefault(event, [])
-            groups.append({"hooks": [{"type": "command", "command": command, "timeout": timeout_s}]})
+            groups.append(
+                {"hooks": [{"type": "command", "command": command, "timeout": timeout_s}]}
+            )
             entry = tomlkit.table()
             entry["trusted_hash"] = trust_hash(event, command, timeout_s)
             entry.add(tomlkit.nl())  # a blank line before whatever table follows

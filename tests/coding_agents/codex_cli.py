@@ -33,7 +33,9 @@ def find_codex() -> Path | None:
 def require_codex() -> Path:
     codex = find_codex()
     if codex is None:
-        pytest.skip("the Codex CLI is not installed (.cache/coding-clis); run the CLI install script")
+        pytest.skip(
+            "the Codex CLI is not installed (.cache/coding-clis); run the CLI install script"
+        )
     return codex
 
 

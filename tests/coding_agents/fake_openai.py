@@ -176,10 +176,18 @@ def _events(turn: Turn, number: int) -> list[dict[str, Any]]:
         }
         opened = dict(item, arguments="", status="in_progress")
         middle = [
-            {"type": "response.function_call_arguments.delta", "item_id": item["id"],
-             "output_index": 0, "delta": args},
-            {"type": "response.function_call_arguments.done", "item_id": item["id"],
-             "output_index": 0, "arguments": args},
+            {
+                "type": "response.function_call_arguments.delta",
+                "item_id": item["id"],
+                "output_index": 0,
+                "delta": args,
+            },
+            {
+                "type": "response.function_call_arguments.done",
+                "item_id": item["id"],
+                "output_index": 0,
+                "arguments": args,
+            },
         ]
     else:
         item = {
@@ -191,20 +199,31 @@ def _events(turn: Turn, number: int) -> list[dict[str, Any]]:
         }
         opened = dict(item, content=[], status="in_progress")
         middle = [
-            {"type": "response.output_text.delta", "item_id": item["id"], "output_index": 0,
-             "content_index": 0, "delta": turn.text},
+            {
+                "type": "response.output_text.delta",
+                "item_id": item["id"],
+                "output_index": 0,
+                "content_index": 0,
+                "delta": turn.text,
+            },
         ]
     response = {"id": response_id, "object": "response", "status": "in_progress", "output": []}
-    usage = {"input_tokens": 10, "output_tokens": 10, "total_tokens": 20,
-             "input_tokens_details": {"cached_tokens": 0},
-             "output_tokens_details": {"reasoning_tokens": 0}}
+    usage = {
+        "input_tokens": 10,
+        "output_tokens": 10,
+        "total_tokens": 20,
+        "input_tokens_details": {"cached_tokens": 0},
+        "output_tokens_details": {"reasoning_tokens": 0},
+    }
     return [
         {"type": "response.created", "response": response},
         {"type": "response.output_item.added", "output_index": 0, "item": opened},
         *middle,
         {"type": "response.output_item.done", "output_index": 0, "item": item},
-        {"type": "response.completed",
-         "response": dict(response, status="completed", output=[item], usage=usage)},
+        {
+            "type": "response.completed",
+            "response": dict(response, status="completed", output=[item], usage=usage),
+        },
     ]
 
 

@@ -141,9 +141,9 @@ def test_into_an_empty_home_and_out_again_leaves_no_hooks_file(tmp_path):
 
 def test_trust_hash_is_the_digest_codex_reports():
     # Reported by `codex app-server` (0.171.0) hooks/list as currentHash for this hook.
-    assert codex_home.trust_hash("PermissionRequest", "/tmp/probe/hook.py PermissionRequest", 30) == (
-        "sha256:89aca42bccdf24302acbfd8c17501918ce51fd78a542845cee681c55e753a349"
-    )
+    assert codex_home.trust_hash(
+        "PermissionRequest", "/tmp/probe/hook.py PermissionRequest", 30
+    ) == ("sha256:89aca42bccdf24302acbfd8c17501918ce51fd78a542845cee681c55e753a349")
 
 
 @pytest.mark.parametrize(
