@@ -10,8 +10,11 @@ from __future__ import annotations
 import json
 import os
 import queue
+import shlex
+import shutil
 import subprocess
 import threading
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -191,3 +194,63 @@ class AppServer:
             self.log.append(message)
             if message.get("method") == method:
                 return message
+
+
+class Tui:
+    """The Codex terminal UI in a tmux pane on a tmux server of its own (``-L``).
+
+    The server is killed at the end, with everything in it, so nothing outlives the test.
+    """
+
+    def __init__(self, home: Path, cwd: Path, *args: str, width: int = 160, height: int = 50):
+        self.home = home
+        self.cwd = cwd
+        self.args = args
+        self.size = (str(width), str(height))
+        self.socket = f"lineup-codex-{os.getpid()}-{id(self)}"
+
+    def _tmux(self, *args: str) -> str:
+        done = subprocess.run(
+            ["tmux", "-L", self.socket, *args], capture_output=True, text=True, timeout=10
+        )
+        return done.stdout
+
+    def __enter__(self) -> Tui:
+        if shutil.which("tmux") is None:
+            pytest.skip("tmux is not installed")
+        codex = require_codex()
+        env = environment(self.home)
+        exports = " ".join(f"{name}={shlex.quote(env[name])}" for name in ("CODEX_HOME", "PATH"))
+        # The pane outlives Codex so that a screen read after it quit still shows why.
+        command = (
+            f"env {exports} {shlex.join([str(codex), *self.args])};"
+            f' echo "[codex exited $?]"; sleep 600'
+        )
+        self._tmux(
+            "new-session", "-d", "-x", self.size[0], "-y", self.size[1],
+            "-c", str(self.cwd), command,
+        )  # fmt: skip
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._tmux("kill-server")
+
+    def screen(self) -> str:
+        return self._tmux("capture-pane", "-p")
+
+    def keys(self, *keys: str) -> None:
+        self._tmux("send-keys", *keys)
+
+    def type(self, text: str) -> None:
+        self._tmux("send-keys", "-l", text)
+
+    def wait_for(self, text: str, timeout: float = 30) -> str:
+        """Wait until ``text`` shows on the screen; the screen is in the error if it never does."""
+        deadline = time.monotonic() + timeout
+        while True:
+            screen = self.screen()
+            if text in screen:
+                return screen
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"{text!r} did not show; the screen was:\n{screen}")
+            time.sleep(0.2)
