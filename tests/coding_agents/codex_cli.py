@@ -244,6 +244,15 @@ class Tui:
     def type(self, text: str) -> None:
         self._tmux("send-keys", "-l", text)
 
+    def submit(self, prompt: str) -> None:
+        """Type ``prompt`` into the composer and send it."""
+        self.type(prompt)
+        self.wait_for(prompt)
+        # Keys that follow typing too closely are taken as part of a paste, so Enter would
+        # become a newline in the draft instead of sending it.
+        time.sleep(0.5)
+        self.keys("Enter")
+
     def wait_for(self, text: str, timeout: float = 30) -> str:
         """Wait until ``text`` shows on the screen; the screen is in the error if it never does."""
         deadline = time.monotonic() + timeout

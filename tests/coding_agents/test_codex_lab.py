@@ -169,3 +169,45 @@ def test_in_the_app_server_a_silent_hook_hands_the_question_to_the_client(tmp_pa
     [approval] = asked
     assert approval["params"]["command"].endswith("touch ran.txt'")
     assert not (work / "ran.txt").exists()
+
+
+TUI_ARGS = ("--no-daemon", "-a", "on-request", "-s", "workspace-write")
+DIALOG = "Would you like to run the following command?"
+
+
+def screens_until_done(tui: codex_cli.Tui) -> list[str]:
+    screens = [tui.wait_for("Ask Codex")]
+    tui.submit("make the file")
+    screens.append(tui.wait_for("Worked for", timeout=60))
+    return screens
+
+
+def test_in_the_terminal_ui_a_deciding_hook_means_no_dialog(tmp_path):
+    command, log = write_hook(tmp_path, {"behavior": "allow"})
+    with FakeResponses([ExecCommand("touch ran.txt")]) as fake:
+        home, work = lab(tmp_path, fake)
+        codex_home.install(home, command, 30)
+
+        with codex_cli.Tui(home, work, *TUI_ARGS) as tui:
+            screens = screens_until_done(tui)
+
+    assert (work / "ran.txt").exists()
+    assert "PermissionRequest" in logged_events(log)
+    assert not any(DIALOG in screen for screen in screens)
+
+
+def test_in_the_terminal_ui_a_silent_hook_leaves_the_question_to_the_dialog(tmp_path):
+    command, log = write_hook(tmp_path, None)
+    with FakeResponses([ExecCommand("touch ran.txt")]) as fake:
+        home, work = lab(tmp_path, fake)
+        codex_home.install(home, command, 30)
+
+        with codex_cli.Tui(home, work, *TUI_ARGS) as tui:
+            tui.wait_for("Ask Codex")
+            tui.submit("make the file")
+            tui.wait_for(DIALOG)
+            assert "PermissionRequest" in logged_events(log)
+            tui.keys("y")
+            tui.wait_for("Worked for")
+
+    assert (work / "ran.txt").exists()
