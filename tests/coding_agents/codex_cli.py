@@ -7,11 +7,13 @@ not there. Every run is bounded and its processes are ended when the driver is d
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import queue
 import shlex
 import shutil
+import signal
 import subprocess
 import threading
 import time
@@ -87,16 +89,30 @@ def run_exec(
     """Run ``codex exec`` once, headless, in ``cwd``; stdin is closed so it never waits on it."""
     codex = require_codex()
     args = [str(codex), "exec", "--skip-git-repo-check", "-C", str(cwd), *extra_args, prompt]
-    done = subprocess.run(
+    # The npm `codex` is a Node wrapper around the native binary; its own process group lets
+    # a timeout end both, not only the wrapper.
+    process = subprocess.Popen(
         args,
         stdin=subprocess.DEVNULL,
-        capture_output=True,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
         text=True,
         env=environment(home),
         cwd=cwd,
-        timeout=timeout,
+        start_new_session=True,
     )
-    return ExecResult(done.returncode, done.stdout, done.stderr)
+    try:
+        stdout, stderr = process.communicate(timeout=timeout)
+    finally:
+        end_group(process)
+    return ExecResult(process.returncode, stdout, stderr)
+
+
+def end_group(process: subprocess.Popen[str]) -> None:
+    """Kill what is left of the process group ``process`` leads, then reap it."""
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(process.pid, signal.SIGKILL)
+    process.wait(timeout=10)
 
 
 class AppServer:
@@ -126,16 +142,21 @@ class AppServer:
             text=True,
             env=environment(self.home),
             cwd=self.cwd,
+            start_new_session=True,
         )
-        threading.Thread(target=self._read, daemon=True).start()
+        self._reader = threading.Thread(target=self._read, daemon=True)
+        self._reader.start()
         self.request("initialize", {"clientInfo": {"name": "lineup-tests", "version": "0"}})
         self.notify("initialized")
         return self
 
     def __exit__(self, *exc: object) -> None:
-        assert self._process is not None
-        self._process.kill()
-        self._process.wait(timeout=10)
+        assert self._process is not None and self._process.stdin is not None
+        end_group(self._process)
+        self._reader.join(timeout=10)
+        self._process.stdin.close()
+        assert self._process.stdout is not None
+        self._process.stdout.close()
 
     def _read(self) -> None:
         assert self._process is not None and self._process.stdout is not None
