@@ -211,3 +211,17 @@ def test_in_the_terminal_ui_a_silent_hook_leaves_the_question_to_the_dialog(tmp_
             tui.wait_for("Worked for")
 
     assert (work / "ran.txt").exists()
+
+
+def test_without_hooks_codex_asks_its_reviewer_and_the_fake_answers_it_aside(tmp_path):
+    script = [ExecCommand("touch ran.txt")]
+    with FakeResponses(script, reviewer_outcome="allow") as fake:
+        home, work = lab(tmp_path, fake)
+
+        codex_cli.run_exec("make the file", work, home)
+
+    assert (work / "ran.txt").exists()
+    [review] = fake.reviewer_requests
+    assert "touch ran.txt" in json.dumps(review["input"])
+    # The review took no turn: the model saw the command's output on its second call.
+    assert len(fake.requests) == 2
