@@ -52,8 +52,11 @@ HooksDoc = dict[str, Any]
 def install(codex_home: Path, command: str, timeout_s: int) -> bool:
     """Put ``command`` in as a trusted hook for each of ``EVENTS``; True if a file changed.
 
-    ``command`` is a shell string whose first word is ``lineup-hook`` (any path to it).
-    Running it again with the same arguments changes nothing.
+    ``command`` is a shell string whose first word is ``lineup-hook`` (any path to it);
+    Codex hands it to the shell, so a path with spaces must come quoted. ``timeout_s`` is
+    how long Codex waits before it kills the hook and asks in its own way, so it must be
+    longer than the hook waits for the hub. Running it again with the same arguments
+    changes nothing.
     """
     if _program(command) != HOOK_PROGRAM:
         raise ConfigurationError(
@@ -102,7 +105,7 @@ def _rewrite(codex_home: Path, command: str | None, timeout_s: int) -> bool:
     config_path = codex_home / "config.toml"
     # Both files are read and checked before either is written, so bad input changes nothing.
     hooks_doc = _read_hooks(hooks_path)
-    config_text = config_path.read_text() if config_path.exists() else ""
+    config_text = _read_text(config_path)
     config = _parse_config(config_path, config_text)
 
     events: dict[str, list[Any]] = hooks_doc.setdefault("hooks", {})
@@ -197,12 +200,19 @@ def _snake(event: str) -> str:
     return re.sub(r"(?<!^)(?=[A-Z])", "_", event).lower()
 
 
+def _read_text(path: Path) -> str:
+    try:
+        return path.read_text() if path.exists() else ""
+    except UnicodeDecodeError as exc:
+        raise _unreadable(path, "is not UTF-8 text") from exc
+
+
 def _read_hooks(path: Path) -> HooksDoc:
     if not path.exists():
         return {}
     try:
-        doc = json.loads(path.read_text())
-    except (ValueError, UnicodeDecodeError) as exc:
+        doc = json.loads(_read_text(path))
+    except ValueError as exc:
         raise _unreadable(path, f"is not valid JSON ({exc})") from exc
     if not isinstance(doc, dict) or not isinstance(doc.get("hooks", {}), dict):
         raise _unreadable(path, 'is not an object with a "hooks" object inside')

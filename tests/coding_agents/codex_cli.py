@@ -82,7 +82,7 @@ class ExecResult:
 def run_exec(
     prompt: str,
     cwd: Path,
-    home: Path,
+    codex_home: Path,
     extra_args: tuple[str, ...] = ("--approve-for-me",),
     timeout: float = 60,
 ) -> ExecResult:
@@ -97,7 +97,7 @@ def run_exec(
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
-        env=environment(home),
+        env=environment(codex_home),
         cwd=cwd,
         start_new_session=True,
     )

@@ -149,16 +149,19 @@ def test_trust_hash_is_the_digest_codex_reports():
 @pytest.mark.parametrize(
     ("name", "text"),
     [
-        ("hooks.json", "{not json"),
-        ("hooks.json", '{"hooks": []}'),
-        ("hooks.json", '{"hooks": {"Stop": {}}}'),
-        ("config.toml", "model = \n"),
-        ("config.toml", "hooks = 3\n"),
+        ("hooks.json", b"{not json"),
+        ("hooks.json", b'{"hooks": []}'),
+        ("hooks.json", b'{"hooks": {"Stop": {}}}'),
+        ("hooks.json", b'{"hooks": {"Stop": [], "x": "\xff"}}'),
+        ("config.toml", b"model = \n"),
+        ("config.toml", b"hooks = 3\n"),
+        ("config.toml", b"hooks = { state = {} }\n"),
+        ("config.toml", b'model = "\xff"\n'),
     ],
 )
 def test_unreadable_files_are_refused_and_nothing_changes(tmp_path, name, text):
     home = person_home(tmp_path)
-    (home / name).write_text(text)
+    (home / name).write_bytes(text)
     before = {path.name: path.read_bytes() for path in home.iterdir()}
 
     with pytest.raises(ConfigurationError) as raised:
