@@ -24,12 +24,13 @@ DECLINE = "Declined from the phone."
 
 HOOK = """\
 #!{python}
-import json, sys
+import json, sys, time
 event = json.load(sys.stdin)
 with open({log!r}, "a") as log:
     log.write(json.dumps(event) + "\\n")
 decision = {decision!r}
 if event["hook_event_name"] == "PermissionRequest" and decision:
+    time.sleep({delay})
     print(json.dumps({{"hookSpecificOutput": {{
         "hookEventName": "PermissionRequest", "decision": decision}}}}))
 """
@@ -40,11 +41,13 @@ def _codex_present():
     codex_cli.require_codex()
 
 
-def write_hook(tmp_path: Path, decision: dict | None) -> tuple[str, Path]:
+def write_hook(tmp_path: Path, decision: dict | None, delay: float = 0) -> tuple[str, Path]:
     log = tmp_path / "hook-events.jsonl"
     script = tmp_path / "bin" / "lineup-hook"
     script.parent.mkdir()
-    script.write_text(HOOK.format(python=sys.executable, log=str(log), decision=decision))
+    script.write_text(
+        HOOK.format(python=sys.executable, log=str(log), decision=decision, delay=delay)
+    )
     script.chmod(0o755)
     return f"{script} codex --wait 10", log
 
@@ -105,6 +108,21 @@ def test_the_same_hook_without_trust_is_skipped(tmp_path):
     assert logged_events(log) == []
     # With no hook deciding, Codex's reviewer was asked, and the fake's reviewer denies.
     assert len(fake.reviewer_requests) == 1
+    assert not (work / "ran.txt").exists()
+
+
+def test_a_hook_past_its_timeout_is_cut_off_and_codex_asks_its_reviewer(tmp_path):
+    command, log = write_hook(tmp_path, {"behavior": "allow"}, delay=20)
+    with FakeResponses([ExecCommand("touch ran.txt")]) as fake:
+        home, work = lab(tmp_path, fake)
+        codex_home.install(home, command, 1)
+
+        result = codex_cli.run_exec("make the file", work, home)
+
+    # Codex reports its hooks' progress on stderr; stdout has only the final answer.
+    assert "hook: PermissionRequest Failed" in result.stderr
+    assert "PermissionRequest" in logged_events(log)
+    assert len(fake.reviewer_requests) == 1  # and the fake's reviewer denies
     assert not (work / "ran.txt").exists()
 
 
