@@ -14,6 +14,7 @@ from hub.core.people.audit import audit_trail
 from hub.core.store.models import Agent, Interaction, InteractionStatus, Task, Workspace
 from hub.core.store.notification_models import Notification, NotificationKind
 from hub.core.task_states import TaskStatus
+from hub.core.work.batch_answers import BatchItem, respond_to_batch
 from hub.core.work.inbox import inbox
 from hub.core.work.interactions import interaction_detail, respond_to_interaction
 from hub.core.work.tasks import create_task
@@ -119,6 +120,25 @@ async def test_a_person_answering_a_withdrawn_card_is_refused(workspace: Workspa
         ),
     )
     assert isinstance(refused, Gone) and refused.code == "interaction_cancelled"
+
+
+async def test_a_batch_that_reaches_a_withdrawn_card_finds_it_closed(workspace: Workspace) -> None:
+    interaction_id, agent, task_id = await asked(workspace)
+    other_id = await agent_asks(agent, task_id)
+    await withdraw(agent, workspace.id, interaction_id, reason="answered_in_terminal")
+    answered = await respond_to_batch(
+        workspace.id,
+        task_id,
+        [
+            BatchItem(interaction_id, {"optionId": "approve"}),
+            BatchItem(other_id, {"optionId": "approve"}),
+        ],
+        responder=ME,
+        via="web",
+    )
+    outcomes = {item["interactionId"]: item["outcome"] for item in answered["items"]}
+    assert outcomes == {interaction_id: "closed", other_id: "decided"}
+    assert (await Interaction.get(id=interaction_id)).response is None
 
 
 async def test_only_the_agent_that_asked_may_withdraw(workspace: Workspace) -> None:
