@@ -68,6 +68,10 @@ class Card:
     answer_hidden: bool = False
     comment: str | None = None
     proposed_action: ProposedAction | None = None
+    # Why the agent withdrew the card ("answered_in_terminal", "no_longer_needed") and its
+    # note, plain text; None for a card cancelled because its task ended.
+    withdrawal_reason: str | None = None
+    withdrawal_note: str = ""
 
     @property
     def action(self) -> ActionView | None:
@@ -164,6 +168,8 @@ async def build_card(interaction: Interaction) -> Card:
         answer_hidden=sensitive and text is not None,
         comment=(response or {}).get("comment"),
         proposed_action=card.action,
+        withdrawal_reason=(interaction.withdrawal or {}).get("reason"),
+        withdrawal_note=str((interaction.withdrawal or {}).get("note") or ""),
         policy=policy,
         people={actor.partition(":")[2]: name for actor, name in names.items()},
     )

@@ -80,8 +80,20 @@ def outcome_text(card: Card) -> str | None:
     if card.status == "expired":
         return _("This card expired; nothing was decided.")
     if card.status == "cancelled":
-        return _("This card was withdrawn: its task ended.")
+        return withdrawn_text(card)
     return None
+
+
+def withdrawn_text(card: Card) -> str:
+    """Why a cancelled card takes no answer: its agent took it back (and why), or its task
+    ended. The agent's note follows in its own words, as plain text."""
+    if card.withdrawal_reason is None:
+        return _("This card was withdrawn: its task ended.")
+    if card.withdrawal_reason == "answered_in_terminal":
+        sentence = _("Answered in the terminal; this card takes no answer.")
+    else:
+        sentence = _("The agent withdrew this card; it takes no answer.")
+    return f"{sentence} “{card.withdrawal_note}”" if card.withdrawal_note else sentence
 
 
 def already_decided_text(card: Card) -> str:
@@ -191,6 +203,7 @@ __all__ = [
     "voted_text",
     "when",
     "who_text",
+    "withdrawn_text",
 ]
 
 

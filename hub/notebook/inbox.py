@@ -3,8 +3,9 @@
 ``await hub.open_inbox()`` loads the cards waiting for the person, shows each as a
 ``CardWidget`` and then follows the workspace's log over ``/ws/client``: a card an agent
 asks later appears, and a card decided anywhere else (web, email, Telegram, another
-notebook) turns read-only with who decided what, how and when. Answers given here go
-through the JSON API and are recorded ``via: notebook``.
+notebook) turns read-only with who decided what, how and when; one its agent withdrew (the
+person answered in the agent's terminal, say) turns read-only saying so. Answers given here
+go through the JSON API and are recorded ``via: notebook``.
 
 Everything runs on the kernel's own event loop; clicks are served while another cell
 ``await``s (ipykernel ≥ 7.4), so one notebook can both wait on an agent and answer it.
@@ -26,7 +27,7 @@ from hub.sdk.notebook.requirements import widgets
 logger = logging.getLogger(__name__)
 
 # Events after which a card shown here may read differently.
-_CARD_EVENTS = frozenset({"interaction.resolved", "interaction.expired"})
+_CARD_EVENTS = frozenset({"interaction.resolved", "interaction.expired", "interaction.withdrawn"})
 _TERMINAL_TASK = frozenset({"succeeded", "failed", "cancelled"})
 
 

@@ -124,6 +124,24 @@ class InteractionRequested(WireModel):
     task_id: ObjectId | None = None  # or the envelope's taskId
 
 
+# Why an agent takes back a card it asked (``interaction.withdrawn``).
+WithdrawalReason = Literal["answered_in_terminal", "no_longer_needed"]
+WITHDRAWAL_REASONS: tuple[WithdrawalReason, ...] = ("answered_in_terminal", "no_longer_needed")
+MAX_WITHDRAWAL_NOTE = 500
+
+
+class InteractionWithdrawn(WireModel):
+    """The agent takes back a card it asked that no person has answered yet: the question
+    was answered elsewhere (its own terminal dialog, when a coding agent asks both there and
+    in the hub) or is no longer needed. The card then takes no answer on any surface.
+
+    ``note`` is the agent's own words, shown to people as plain text."""
+
+    interaction_id: ObjectId
+    reason: WithdrawalReason = "no_longer_needed"
+    note: str = Field("", max_length=MAX_WITHDRAWAL_NOTE)
+
+
 class ArtifactCreated(WireModel):
     name: str = Field(min_length=1, max_length=500)
     url: str = Field(min_length=1, max_length=2000)
@@ -143,6 +161,7 @@ UPLINK_PAYLOADS: dict[str, type[WireModel]] = {
     "task.created": TaskCreated,
     "task.child_created": TaskChildCreated,
     "interaction.requested": InteractionRequested,
+    "interaction.withdrawn": InteractionWithdrawn,
     "artifact.created": ArtifactCreated,
 }
 

@@ -27,7 +27,15 @@ from typing import Any, Unpack
 from pydantic import ValidationError
 
 from hub.protocol.interactions import ApprovalFields, InteractionCard, approval_card
-from hub.protocol.lap import Ack, AgentHello, AgentPaired, AgentWelcome, ResyncRequired
+from hub.protocol.lap import (
+    Ack,
+    AgentHello,
+    AgentPaired,
+    AgentWelcome,
+    InteractionWithdrawn,
+    ResyncRequired,
+    WithdrawalReason,
+)
 from hub.sdk.backoff import Backoff
 from hub.sdk.connection import Connection
 from hub.sdk.dispatch import Dispatcher, Downlink, F, TaskHandler
@@ -89,6 +97,7 @@ class Agent:
             stored=self.state.outbox,
             known_answer=self._known_answer,
             persist=self._persist,
+            keep_answer=self._keep_answer,
         )
         self._dispatcher = Dispatcher(self._uplink, finished=self._finished)
         self._welcome_epoch: str | None = None
@@ -302,6 +311,18 @@ class Agent:
         """An approval card (``approval_card``'s keywords) asked outside a task handler."""
         return await self.request_interaction(approval_card(title, **fields), task_id=task_id)
 
+    async def withdraw_interaction(
+        self,
+        interaction_id: str,
+        *,
+        reason: WithdrawalReason = "no_longer_needed",
+        note: str = "",
+    ) -> Ack:
+        """Take back a card this agent asked that nobody answered yet (see
+        ``Task.withdraw_interaction``)."""
+        withdrawal = InteractionWithdrawn(interaction_id=interaction_id, reason=reason, note=note)
+        return await self._uplink.withdraw(withdrawal)
+
     def task(self, data: dict[str, Any]) -> Task:
         """A ``Task`` helper for a task this adapter knows of by other means (``{"id": ...}``)."""
         return Task(self._uplink, data)
@@ -438,8 +459,7 @@ class Agent:
             except ValidationError:
                 logger.warning("ignoring a malformed resolution: %.300r", payload)
                 return
-            self.state.keep_resolution(resolution.interaction_id, payload)
-            self._persist()
+            self._keep_answer(resolution.interaction_id, payload)
             self._uplink.answered(resolution)
         elif kind == "task.cancel_requested":
             self._dispatcher.cancel_requested(
@@ -448,6 +468,10 @@ class Agent:
 
     def _known_answer(self, interaction_id: str) -> dict[str, Any] | None:
         return self.state.resolutions.get(interaction_id)
+
+    def _keep_answer(self, interaction_id: str, payload: dict[str, Any]) -> None:
+        self.state.keep_resolution(interaction_id, payload)
+        self._persist()
 
     def _finished(self, sequence: int) -> None:
         self._ledger.finish(sequence)

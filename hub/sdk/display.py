@@ -122,7 +122,7 @@ def outcome_text(interaction: Mapping[str, Any]) -> str | None:
     if status == "expired":
         return "This card expired; nothing was decided."
     if status == "cancelled":
-        return "This card was withdrawn: its task ended."
+        return _withdrawn_text(interaction.get("withdrawal"))
     if status != "resolved":
         return None
     card = card_of(interaction)
@@ -148,6 +148,18 @@ def outcome_text(interaction: Mapping[str, Any]) -> str | None:
     return f"{answer} — by {who} via {VIA_WORDS.get(str(via), str(via))}" + (
         f", {when}" if when else ""
     )
+
+
+def _withdrawn_text(withdrawal: object) -> str:
+    """Why a cancelled card takes no answer: its agent took it back, or its task ended."""
+    if not isinstance(withdrawal, Mapping):
+        return "This card was withdrawn: its task ended."
+    if withdrawal.get("reason") == "answered_in_terminal":
+        sentence = "Answered in the terminal; this card takes no answer."
+    else:
+        sentence = "The agent withdrew this card; it takes no answer."
+    note = withdrawal.get("note")
+    return f"{sentence} “{note}”" if isinstance(note, str) and note else sentence
 
 
 def _when(value: object) -> str:

@@ -13,7 +13,8 @@ from datetime import datetime
 from typing import Any
 
 from hub.protocol.actions import ActionEditError, ProposedAction, action_hash
-from hub.protocol.lap import InteractionExpired, InteractionResolved
+from hub.protocol.clock import wire_time
+from hub.protocol.lap import InteractionExpired, InteractionResolved, InteractionWithdrawn
 from hub.sdk.errors import ActionMismatch, NotApproved
 
 
@@ -26,10 +27,26 @@ class Resolution:
     via: str
     # The card's time ran out with nothing decided: no option was chosen, nothing approved.
     expired: bool = False
+    # The agent itself took the card back (``withdraw_interaction``): nobody answered it in
+    # the hub. ``withdrawal_reason`` says why ("answered_in_terminal", "no_longer_needed").
+    withdrawn: bool = False
+    withdrawal_reason: str = ""
 
     @classmethod
     def from_payload(cls, payload: dict[str, Any]) -> Resolution:
-        """From an ``interaction.resolved`` or an ``interaction.expired`` downlink."""
+        """From an ``interaction.resolved`` or an ``interaction.expired`` downlink, or the
+        record of a withdrawal this agent made (``withdrawal_payload``)."""
+        if "withdrawnAt" in payload:
+            withdrawn = InteractionWithdrawn.model_validate(payload)
+            return cls(
+                interaction_id=withdrawn.interaction_id,
+                response={},
+                responded_by="",
+                responded_at=datetime.fromisoformat(str(payload["withdrawnAt"])),
+                via="",
+                withdrawn=True,
+                withdrawal_reason=withdrawn.reason,
+            )
         if "expiredAt" in payload:
             expired = InteractionExpired.model_validate(payload)
             return cls(
@@ -48,6 +65,12 @@ class Resolution:
             responded_at=resolved.responded_at,
             via=resolved.via,
         )
+
+    @staticmethod
+    def withdrawal_payload(withdrawal: InteractionWithdrawn, at: datetime) -> dict[str, Any]:
+        """What an agent keeps of a card it withdrew, read back by ``from_payload``: a handler
+        that asks the card again after a restart is given this instead of waiting forever."""
+        return {**withdrawal.wire(), "withdrawnAt": wire_time(at)}
 
     @property
     def option_id(self) -> str | None:

@@ -24,7 +24,7 @@ from types import TracebackType
 from typing import Any, Unpack
 
 from hub.protocol.interactions import ApprovalFields, InteractionCard, approval_card
-from hub.protocol.lap import Ack
+from hub.protocol.lap import Ack, InteractionWithdrawn, WithdrawalReason
 from hub.sdk.display import interaction_html, interaction_text, task_html, task_text
 from hub.sdk.errors import TaskCancelled
 from hub.sdk.ids import derived_id
@@ -232,6 +232,28 @@ class Task:
         approvers) and what happens while nobody does; the answer arrives once, when the
         policy has decided."""
         return await self.request_interaction(approval_card(title, **fields))
+
+    async def withdraw_interaction(
+        self,
+        interaction_id: str,
+        *,
+        reason: WithdrawalReason = "no_longer_needed",
+        note: str = "",
+    ) -> Ack:
+        """Take back a card of this task that nobody answered yet: the question was
+        answered elsewhere (``reason="answered_in_terminal"``: the person answered the
+        agent's own dialog first) or is no longer needed. Every surface then shows the card
+        closed, saying why, with ``note`` (≤ 500 characters, plain text) beside it.
+
+        A ``request_interaction`` still waiting for that card returns a ``Resolution``
+        marked ``withdrawn`` (nothing approved). Raises ``HubRefused``: ``already_decided``
+        when a person answered first — that answer is what ``request_interaction`` gets —
+        ``interaction_expired`` or ``interaction_cancelled`` when the card had closed
+        already, ``interaction_not_yours`` for a card another agent asked. The card's id is
+        the one the card was asked with (``task.pending.id`` while it waits).
+        """
+        withdrawal = InteractionWithdrawn(interaction_id=interaction_id, reason=reason, note=note)
+        return await self.uplink.withdraw(withdrawal, task_id=self.id)
 
     # --- messages and artifacts --------------------------------------------------------
 

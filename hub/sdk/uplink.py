@@ -21,7 +21,7 @@ from typing import Any, Protocol
 
 from hub.protocol.clock import utcnow
 from hub.protocol.interactions import InteractionCard
-from hub.protocol.lap import MAX_FRAME_BYTES, PROTOCOL_VERSION, Ack
+from hub.protocol.lap import MAX_FRAME_BYTES, PROTOCOL_VERSION, Ack, InteractionWithdrawn
 from hub.sdk.connection import Connection
 from hub.sdk.errors import AgentClosed, HubRefused, TaskCancelled
 from hub.sdk.ids import new_id
@@ -29,6 +29,7 @@ from hub.sdk.pending import Envelope, PendingUplinks
 from hub.sdk.resolution import Resolution
 
 KnownAnswer = Callable[[str], dict[str, Any] | None]
+KeepAnswer = Callable[[str, dict[str, Any]], None]
 
 
 class Cancellable(Protocol):
@@ -47,6 +48,7 @@ class Uplink:
         stored: list[Envelope],
         known_answer: KnownAnswer,
         persist: Callable[[], None],
+        keep_answer: KeepAnswer | None = None,
     ) -> None:
         self.pending = PendingUplinks(stored)
         # Set once the connection is welcomed and the resend is done; until then new uplinks
@@ -54,6 +56,7 @@ class Uplink:
         self.live = asyncio.Event()
         self._connection = connection
         self._known_answer = known_answer  # an answer saved earlier, by interaction id
+        self._keep_answer = keep_answer  # save one (with the agent's state)
         self._persist = persist
         self._answers: dict[str, list[asyncio.Future[Resolution]]] = defaultdict(list)
         self._resend_task: asyncio.Task[None] | None = None
@@ -143,6 +146,31 @@ class Uplink:
                 waiting.remove(answer)
             if not waiting:
                 self._answers.pop(interaction_id, None)
+
+    async def withdraw(
+        self, withdrawal: InteractionWithdrawn, *, task_id: str | None = None
+    ) -> Ack:
+        """Take back a card this agent asked; once the hub has it, whoever waits for the
+        card's answer here is given a ``Resolution`` marked ``withdrawn``.
+
+        The envelope id is derived from the card, not from a step: a card is withdrawn
+        once, so a withdrawal sent again after a restart is a duplicate wherever it comes.
+        Raises ``HubRefused`` when the hub refuses it — ``already_decided`` when a person
+        answered first (that answer then reaches the waiting caller as usual).
+        """
+        interaction_id = withdrawal.interaction_id
+        ack = await self.send(
+            "interaction.withdrawn",
+            withdrawal.wire(),
+            envelope_id=f"{interaction_id}.withdrawn",
+            task_id=task_id,
+            conversation_id=None,
+        )
+        kept = Resolution.withdrawal_payload(withdrawal, utcnow())
+        if self._keep_answer is not None:
+            self._keep_answer(interaction_id, kept)
+        self.answered(Resolution.from_payload(kept))
+        return ack
 
     # --- what the hub answers -------------------------------------------------------------
 

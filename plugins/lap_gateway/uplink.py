@@ -28,6 +28,7 @@ from hub.protocol.lap import (
     ArtifactCreated,
     Envelope,
     InteractionRequested,
+    InteractionWithdrawn,
     MessageCreate,
     MessageDelta,
     TaskChildCreated,
@@ -43,6 +44,7 @@ EVENT_TYPE_OF_UPLINK = {
     "task.status_changed": "task.status_changed",
     "task.child_created": "task.child_created",
     "interaction.requested": "interaction.requested",
+    "interaction.withdrawn": "interaction.withdrawn",
     "artifact.created": "artifact.created",
 }
 
@@ -99,6 +101,8 @@ def _ack(envelope_id: str, event_type: str, result: AppendResult) -> dict[str, A
     payload = result.event.payload
     if event_type == "interaction.requested":
         ack["interactionId"] = (payload.get("interaction") or {}).get("id")
+    elif event_type == "interaction.withdrawn":
+        ack["interactionId"] = payload.get("interactionId")
     elif event_type in _CREATED_ID:
         ack[_CREATED_ID[event_type]] = payload.get(_CREATED_ID[event_type])
     return ack
@@ -136,6 +140,10 @@ def _event_payload(
         task_id = envelope.task_id or body.get("taskId")
     elif isinstance(payload, ArtifactCreated):
         _fill(body, "artifactId", "artifact")
+    elif isinstance(payload, InteractionWithdrawn):
+        # The card decides the task and conversation the event is about (the projection
+        # stamps them); a task the envelope names is not copied into the payload.
+        return body, task_id, conversation_id
     if envelope.type in ("task.accepted", "task.status_changed"):
         if not task_id:
             raise InvalidInput(

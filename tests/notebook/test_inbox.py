@@ -112,3 +112,32 @@ async def test_a_card_decided_elsewhere_turns_read_only(hub: LiveHub, tmp_path: 
     finally:
         await inbox.close()
         await agent.close()
+
+
+async def test_a_card_its_agent_withdrew_turns_read_only_saying_why(
+    hub: LiveHub, tmp_path: Path
+) -> None:
+    people = await person(hub)
+    agent = await notebook_agent(people, tmp_path / "agent")
+    task = await running_task(people, agent)
+    waiting = asyncio.create_task(task.request_approval("Run `make deploy`?"))
+    inbox = await Inbox.open(people)
+    try:
+        await inbox.wait_for(lambda box: len(box.pending) == 1)
+        (card,) = inbox.cards.values()
+        # The person said yes in the agent's terminal first: the agent takes the card back.
+        await task.withdraw_interaction(card.id, reason="answered_in_terminal", note="<b>yes</b>")
+        answer = await asyncio.wait_for(waiting, 30)
+        assert answer.withdrawn and not answer.approved
+        await inbox.wait_for(lambda box: not box.card(card.id).pending)
+        assert all(control.disabled for control in card.controls)
+        assert "Answered in the terminal; this card takes no answer." in card.status.value
+        assert "&lt;b&gt;yes&lt;/b&gt;" in card.status.value  # the agent's note, as text
+        assert "Closed:" in card.status.value
+        with pytest.raises(AnswerRefused) as late:
+            await people.responder(card.id)({"optionId": "approve"})
+        assert late.value.code == "interaction_cancelled"
+        assert "Nothing waiting" in inbox.heading.value
+    finally:
+        await inbox.close()
+        await agent.close()

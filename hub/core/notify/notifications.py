@@ -11,8 +11,9 @@ if its cause was committed. Three causes:
   has not reached yet, when there is one);
 * a quorum vote (``interaction.voted``) → "updated" on each surface that was sent the card,
   so every copy shows the new count;
-* a card leaving ``pending`` (answered, expired, or cancelled with its task) → "decided" on
-  each surface that was sent the card, so every copy turns read-only with the outcome.
+* a card leaving ``pending`` (answered, expired, withdrawn by its agent, or cancelled with
+  its task) → "decided" on each surface that was sent the card, so every copy turns
+  read-only with the outcome.
 
 Each row has a unique ``dedupe_key`` (cause × person × surface). The workspace's sequence
 row is locked for the whole transaction, so checking the keys before inserting cannot race
@@ -48,6 +49,7 @@ _CARD_EVENTS = frozenset(
         "interaction.requested",
         "interaction.resolved",
         "interaction.expired",
+        "interaction.withdrawn",  # its agent took it back: every copy closes
         "interaction.escalated",  # the fallback approvers are asked
         "interaction.reminded",  # a reminder on a second surface
         "interaction.voted",  # the other approvers' copies show the new count
@@ -72,7 +74,7 @@ async def enqueue_for(event: Event, connection: Connection) -> None:
         interaction_id = (event.payload.get("interaction") or {}).get("id")
         if interaction_id:
             await _enqueue_waiting(event, connection, interaction_id)
-    elif event.type == "interaction.resolved" or event.type == "interaction.expired":
+    elif event.type in ("interaction.resolved", "interaction.expired", "interaction.withdrawn"):
         await _enqueue_decided(event, connection, [event.payload["interactionId"]])
     elif event.type == "interaction.escalated":
         await _enqueue(

@@ -1,6 +1,6 @@
-"""The audit trail: who decided, paired, confirmed, revoked or cancelled what, who signed
-in or out (or failed to) and created or revoked a token, who joined which workspace with
-which role, and when.
+"""The audit trail: who decided, withdrew, paired, confirmed, revoked or cancelled what, who
+signed in or out (or failed to) and created or revoked a token, who joined which workspace
+with which role, and when.
 
 It is a view of the event log, not a second store: the log already holds each of these
 facts once, with its actor, the hub's time and its sequence, and is never rewritten — so
@@ -22,6 +22,7 @@ AUDITED_TYPES = (
     "interaction.reminded",
     "interaction.escalated",
     "interaction.expired",
+    "interaction.withdrawn",
     "agent.paired",
     "agent.remote_added",
     "agent.confirmed",

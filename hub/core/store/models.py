@@ -335,6 +335,10 @@ class Interaction(Model):
     escalated_at = fields.DatetimeField(null=True)
     # When the policy clock must next look at this card (reminder, escalation, expiry).
     policy_due_at = fields.DatetimeField(null=True)
+    # Set when the agent that asked took the card back (``interaction.withdrawn``; status
+    # cancelled): ``{"reason", "note"}``, the reason one of the protocol's, the note its text.
+    withdrawal: dict[str, Any] | None = fields.JSONField(null=True)
+    withdrawn_at = fields.DatetimeField(null=True)
 
     class Meta:
         table = "interaction"

@@ -45,7 +45,7 @@ REJECT = "reject"
 class Outcome(StrEnum):
     DECIDED = "decided"
     ALREADY_DECIDED = "already_decided"  # someone answered first; the item says who, how
-    CLOSED = "closed"  # expired or withdrawn with its task before the batch reached it
+    CLOSED = "closed"  # expired, withdrawn by its agent or with its task, before the batch
     REFUSED = "refused"  # the answer was not taken (say, not this person's card to answer)
 
 

@@ -23,6 +23,7 @@ from hub.core.approvals import policies, votes
 from hub.core.errors import (
     AlreadyDecided,
     Conflict,
+    Forbidden,
     Gone,
     InvalidInput,
     NotFound,
@@ -52,6 +53,7 @@ from hub.protocol.interactions import (
     ResponseError,
     validate_response,
 )
+from hub.protocol.lap import InteractionWithdrawn
 
 handlers = EventHandlers()
 
@@ -383,11 +385,14 @@ async def _interaction_requested(event: Event, connection: Connection) -> None:
 
 
 async def _answerable(event: Event, connection: Connection) -> Interaction:
-    """The event's card, locked, if it still takes an answer; else the refusal saying why.
+    """The event's card, locked, if it still takes an answer; else the refusal saying why."""
+    interaction = await _locked_card(event, connection)
+    _refuse_unless_open(interaction, event)
+    return interaction
 
-    The policy's own steps (``hub:policy``) may act on a card past its expiry: applying
-    the expiry default is one of them.
-    """
+
+async def _locked_card(event: Event, connection: Connection) -> Interaction:
+    """The card the event names (``interactionId``), locked, in the event's workspace."""
     interaction_id = _require(event.payload, "interactionId")
     interaction = (
         await Interaction.filter(id=interaction_id, workspace_id=event.workspace_id)
@@ -400,6 +405,16 @@ async def _answerable(event: Event, connection: Connection) -> Interaction:
             f"Interaction {interaction_id} does not exist in this workspace.",
             code="interaction_not_found",
         )
+    return interaction
+
+
+def _refuse_unless_open(interaction: Interaction, event: Event) -> None:
+    """Refuse an event on a card that takes nothing any more, saying why: answered (with
+    who, how, when and what), expired, or withdrawn.
+
+    The policy's own steps (``hub:policy``) may act on a card past its expiry: applying
+    the expiry default is one of them.
+    """
     if interaction.status == InteractionStatus.RESOLVED:
         raise AlreadyDecided(
             f"Already decided by {interaction.responded_by} via {interaction.responded_via} "
@@ -424,7 +439,6 @@ async def _answerable(event: Event, connection: Connection) -> Interaction:
             code="interaction_expired",
             hint="Ask the agent to send the request again if it is still needed.",
         )
-    return interaction
 
 
 @handlers.on("interaction.resolved")
@@ -468,6 +482,11 @@ async def _card_closed(interaction: Interaction, event: Event, connection: Conne
     """A card stopped waiting (answered, or expired undecided): the agent that asked hears
     of it, and its task runs again once none of its cards waits for a person."""
     event.recipient_agent_id = interaction.agent_id
+    await _task_goes_on(interaction, event, connection)
+
+
+async def _task_goes_on(interaction: Interaction, event: Event, connection: Connection) -> None:
+    """The card's task runs again once none of its cards waits for a person."""
     _about(event, interaction.task_id)
     if interaction.task_id:
         task = await Task.filter(id=interaction.task_id).using_db(connection).first()
@@ -511,6 +530,47 @@ async def _interaction_expired(event: Event, connection: Connection) -> None:
     interaction.policy_due_at = None
     await interaction.save(using_db=connection, update_fields=["status", "policy_due_at"])
     await _card_closed(interaction, event, connection)
+
+
+@handlers.on("interaction.withdrawn")
+async def _interaction_withdrawn(event: Event, connection: Connection) -> None:
+    """The agent that asked a card takes it back before anyone answered it.
+
+    Only that agent may: a card is its question. Who it is is checked before the card's
+    state, so another agent learns nothing of an answer that is not its own. A card that
+    is no longer open is refused as an answer would be, so an agent that was too late hears
+    that the person's answer won (``already_decided``, with the answer).
+    """
+    try:
+        withdrawal = InteractionWithdrawn.model_validate(event.payload)
+    except ValidationError as error:
+        raise InvalidInput(
+            "The withdrawal is not valid: " + _first_problem(error),
+            code="invalid_payload",
+            hint="See docs/protocol.md, 'interaction.withdrawn', for its fields.",
+        ) from None
+    interaction = await _locked_card(event, connection)
+    agent_id = actor_agent_id(event.actor)
+    if agent_id is None or interaction.agent_id != agent_id:
+        raise Forbidden(
+            f"Interaction {interaction.id} was not asked by this agent.",
+            code="interaction_not_yours",
+            hint="An agent may withdraw only the cards it asked itself.",
+        )
+    _refuse_unless_open(interaction, event)
+    kept = {"reason": withdrawal.reason, "note": withdrawal.note}
+    event.payload = {"interactionId": interaction.id, **kept}
+    event.task_id, event.conversation_id = interaction.task_id, interaction.conversation_id
+    interaction.status = InteractionStatus.CANCELLED
+    interaction.withdrawal = kept
+    interaction.withdrawn_at = event.recorded_at
+    interaction.policy_due_at = None  # nothing more to remind of, escalate or expire
+    await interaction.save(
+        using_db=connection,
+        update_fields=["status", "withdrawal", "withdrawn_at", "policy_due_at"],
+    )
+    # The agent knows (it sent this): the event is addressed to no one.
+    await _task_goes_on(interaction, event, connection)
 
 
 @handlers.on("interaction.voted")

@@ -116,6 +116,20 @@ def interaction_view(
         # The approval policy that applies (approvers as user ids) and the votes so far.
         "policy": interaction.policy,
         "votes": list(interaction.votes or []),
+        # Set once the agent took the card back (status cancelled): why, and when.
+        "withdrawal": withdrawal_view(interaction),
+    }
+
+
+def withdrawal_view(interaction: Interaction) -> dict[str, Any] | None:
+    """``{reason, note, withdrawnAt}`` for a card its agent withdrew; None otherwise (a
+    card cancelled because its task ended carries no withdrawal)."""
+    if interaction.withdrawal is None:
+        return None
+    return {
+        "reason": interaction.withdrawal.get("reason"),
+        "note": interaction.withdrawal.get("note") or "",
+        "withdrawnAt": iso(interaction.withdrawn_at),
     }
 
 

@@ -309,7 +309,9 @@ class CardWidget:
     def _refresh(self) -> None:
         outcome = outcome_text(self.view)
         if outcome is not None:
-            self.status.value = f"<strong>Decided:</strong> {escape(outcome)}"
+            # A card taken back by its agent was closed, not decided.
+            label = "Closed" if self.view.get("withdrawal") else "Decided"
+            self.status.value = f"<strong>{label}:</strong> {escape(outcome)}"
         elif not self._sending:
             self.status.value = "" if self._respond else "<em>Waiting for an answer…</em>"
         self._set_enabled(self.answerable and not self._sending)

@@ -189,6 +189,18 @@ class CardView:
         comment = (self.interaction.response or {}).get("comment")
         return str(comment) if comment else None
 
+    @property
+    def withdrawal_reason(self) -> str | None:
+        """Why the agent took the card back; None unless it did (a card cancelled because
+        its task ended has none)."""
+        reason = (self.interaction.withdrawal or {}).get("reason")
+        return str(reason) if reason else None
+
+    @property
+    def withdrawal_note(self) -> str:
+        """The agent's own words on the withdrawal, shown as plain text."""
+        return str((self.interaction.withdrawal or {}).get("note") or "")
+
 
 def card_view(
     interaction: Interaction,
