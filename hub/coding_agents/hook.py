@@ -228,7 +228,8 @@ def _request(
             raise _Lost(f"{hub} answered {status}", taken=True)
         raise Unreachable(f"{hub} answered {status} without a hook answer")
     if status != 200:
-        refusal = answer.get("error") if isinstance(answer.get("error"), dict) else {}
+        found = answer.get("error")
+        refusal: dict[str, Any] = found if isinstance(found, dict) else {}
         detail = f"{refusal.get('code', status)}: {refusal.get('message', '')}".strip()
         if status >= 500:
             raise _Lost(f"{hub} answered {detail}", taken=True)

@@ -228,6 +228,8 @@ def answer_output(
 ) -> dict[str, Any]:
     """The hook output for a person's answer, an expiry, or a decision the policy made
     (an expiry that denies is the policy's, at the card's expiry time)."""
+    if answer.withdrawn:
+        return deny_output(call, "The call was answered at the terminal.")
     by_expiry = answer.expired or (
         answer.via == POLICY_VIA
         and answer.option_id not in (ALLOW, ALWAYS)

@@ -26,6 +26,7 @@ from datetime import timedelta
 from typing import Any
 
 from hub.protocol.clock import utcnow
+from hub.protocol.lap import WithdrawalReason
 from hub.sdk import Agent, Downlink, HubRefused, Resolution
 from plugins.coding_agents.cards import CLI_NAMES, ToolCall, answer_output, deny_output
 
@@ -192,9 +193,10 @@ class HookSessions:
                 envelope_id=derived_id("evt", self._who(), call_id, "ask"),
             )
         )
+        either: set[asyncio.Future[Any]] = {ask, asking.answer}
         try:
             done, _ = await asyncio.wait(
-                {ask, asking.answer}, timeout=wait_s + 30, return_when=asyncio.FIRST_COMPLETED
+                either, timeout=wait_s + 30, return_when=asyncio.FIRST_COMPLETED
             )
             if ask in done:
                 answer: Resolution | str = ask.result()
@@ -213,7 +215,7 @@ class HookSessions:
         return answer_output(call, answer, time.monotonic() - started, expires_at)
 
     async def _withdraw_session(
-        self, session: str, reason: str, *, only: ToolCall | None = None
+        self, session: str, reason: WithdrawalReason, *, only: ToolCall | None = None
     ) -> None:
         for card_id, asking in list(self._asking.items()):
             if asking.session != session:
@@ -224,7 +226,7 @@ class HookSessions:
                 continue
             await self._withdraw(card_id, reason)
 
-    async def _withdraw(self, card_id: str, reason: str) -> None:
+    async def _withdraw(self, card_id: str, reason: WithdrawalReason) -> None:
         """Close a card the CLI no longer waits on (answered at its own prompt)."""
         asking = self._asking.pop(card_id, None)
         if asking is not None and not asking.answer.done():
