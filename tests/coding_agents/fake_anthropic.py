@@ -68,6 +68,7 @@ class FakeAnthropic:
         self._loop = asyncio.new_event_loop()
         self._thread = threading.Thread(target=self._loop.run_forever, daemon=True)
         self._server: asyncio.Server | None = None
+        self._connections: dict[asyncio.Task[None], asyncio.StreamWriter] = {}
 
     def __enter__(self) -> FakeAnthropic:
         self._thread.start()
@@ -82,10 +83,11 @@ class FakeAnthropic:
         async def stop() -> None:
             assert self._server is not None
             self._server.close()
-            # Cancel open keep-alive connections, which would otherwise outlive the server.
-            for task in asyncio.all_tasks():
-                if task is not asyncio.current_task():
-                    task.cancel()
+            # Open keep-alive connections outlive a closed server; dropping them ends their
+            # handlers with a read error, which they take as the end of the connection.
+            for writer in self._connections.values():
+                writer.transport.abort()
+            await asyncio.gather(*self._connections, return_exceptions=True)
 
         asyncio.run_coroutine_threadsafe(stop(), self._loop).result(timeout=10)
         self._loop.call_soon_threadsafe(self._loop.stop)
@@ -124,12 +126,16 @@ class FakeAnthropic:
     # The HTTP side: just enough HTTP/1.1 for one JSON request and one streamed answer.
 
     async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        task = asyncio.current_task()
+        assert task is not None
+        self._connections[task] = writer
         try:
             while await self._answer_one(reader, writer):
                 pass
         except (ConnectionError, asyncio.IncompleteReadError):
             pass
         finally:
+            del self._connections[task]
             writer.close()
 
     async def _answer_one(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> bool:
