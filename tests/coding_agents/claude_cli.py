@@ -27,6 +27,7 @@ import pytest
 REPO = Path(__file__).resolve().parents[2]
 CLAUDE = REPO / ".cache" / "coding-clis" / "node_modules" / ".bin" / "claude"
 TMUX = "/usr/bin/tmux"
+RECORDING_HOOK = Path(__file__).with_name("recording_hook.py")
 API_KEY = "sk-ant-fake-key-for-tests-0000000000"
 HOOK_EVENTS = (
     "SessionStart",
@@ -91,11 +92,18 @@ def write_settings(project: Path, settings: dict[str, Any]) -> Path:
     return path
 
 
-def hooks_settings(command: str, timeout: int = 30, events: tuple[str, ...] = HOOK_EVENTS) -> dict[str, Any]:
+def hooks_settings(
+    command: str, timeout: int = 30, events: tuple[str, ...] = HOOK_EVENTS
+) -> dict[str, Any]:
     """Settings that run one command hook for every event named."""
     return {
         "hooks": {
-            event: [{"matcher": "*", "hooks": [{"type": "command", "command": command, "timeout": timeout}]}]
+            event: [
+                {
+                    "matcher": "*",
+                    "hooks": [{"type": "command", "command": command, "timeout": timeout}],
+                }
+            ]
             for event in events
         }
     }
@@ -154,7 +162,7 @@ class Terminal:
 
     def screen(self) -> str:
         """What the terminal shows now, as plain text."""
-        return self.tmux("capture-pane", "-p", "-t", "cli")
+        return self.tmux("capture-pane", "-p", "-t", "cli").rstrip() + "\n"
 
     def send_keys(self, *keys: str) -> None:
         """Sends tmux key names (``Enter``, ``Escape``, ``Down``) or literal text."""
@@ -178,7 +186,9 @@ class Terminal:
             if check(screen):
                 return screen
             time.sleep(0.2)
-        raise AssertionError(f"not on screen within {timeout}s: {found!r}\n--- screen ---\n{screen}")
+        raise AssertionError(
+            f"not on screen within {timeout}s: {found!r}\n--- screen ---\n{screen}"
+        )
 
     def wait_for_permission_dialog(self, timeout: float = 30) -> str:
         return self.wait_for(is_permission_dialog, timeout)
@@ -199,7 +209,11 @@ def is_permission_dialog(screen: str) -> bool:
 
 @contextmanager
 def terminal_ui(
-    project: Path, home: Path, model_url: str, extra_args: tuple[str, ...] = (), wait_ready: float = 30
+    project: Path,
+    home: Path,
+    model_url: str,
+    extra_args: tuple[str, ...] = (),
+    wait_ready: float = 30,
 ) -> Iterator[Terminal]:
     """Starts ``claude`` in a 200x50 tmux pane in ``project``, waits for its prompt box, and
     kills the tmux server at the end (which ends the CLI with it)."""
@@ -208,74 +222,46 @@ def terminal_ui(
     terminal = Terminal(f"lineup-claude-{uuid.uuid4().hex[:12]}")
     env = claude_env(home, model_url)
     command = " ".join(
-        ["exec", "env", "-i", *(shlex.quote(f"{k}={v}") for k, v in env.items()), shlex.quote(str(binary)), *map(shlex.quote, extra_args)]
+        [
+            "exec",
+            "env",
+            "-i",
+            *(shlex.quote(f"{k}={v}") for k, v in env.items()),
+            shlex.quote(str(binary)),
+            *map(shlex.quote, extra_args),
+        ]
     )
     terminal.tmux(
-        "-f", "/dev/null", "new-session", "-d", "-s", "cli", "-x", "200", "-y", "50", "-c", str(project), command
+        "-f",
+        "/dev/null",
+        "new-session",
+        "-d",
+        "-s",
+        "cli",
+        "-x",
+        "200",
+        "-y",
+        "50",
+        "-c",
+        str(project),
+        command,
     )
     try:
-        terminal.tmux("set-option", "-t", "cli", "remain-on-exit", "on", check=False)
-        terminal.wait_for(lambda screen: "? for shortcuts" in screen or "\u276f" in screen or ">" in screen, wait_ready)
+        terminal.wait_for("? for shortcuts", wait_ready)
         yield terminal
     finally:
         terminal.tmux("kill-server", check=False)
 
 
-RECORDING_HOOK = r'''
-import json, os, signal, sys, time
-log_dir, answers_path = sys.argv[1], sys.argv[2]
-payload = json.loads(sys.stdin.read() or "{}")
-event = payload.get("hook_event_name", "unknown")
-record_path = os.path.join(log_dir, f"{time.time_ns()}-{os.getpid()}-{event}.json")
-record = {
-    "event": event,
-    "stdin": payload,
-    "cwd": os.getcwd(),
-    "env": {k: v for k, v in os.environ.items() if k.startswith(("CLAUDE", "ANTHROPIC")) or k in ("PWD", "TERM")},
-    "pid": os.getpid(),
-    "signals": [],
-}
-def save():
-    with open(record_path + ".tmp", "w") as f:
-        json.dump(record, f)
-    os.replace(record_path + ".tmp", record_path)
-def on_signal(number, frame):
-    record["signals"].append(signal.Signals(number).name)
-    save()
-    sys.exit(128 + number)
-for name in ("SIGTERM", "SIGINT", "SIGHUP", "SIGPIPE"):
-    signal.signal(getattr(signal, name), on_signal)
-save()
-answers = json.load(open(answers_path)) if os.path.exists(answers_path) else {}
-answer = answers.get(event, {})
-if answer.get("sleep"):
-    end = time.monotonic() + answer["sleep"]
-    while time.monotonic() < end:
-        time.sleep(0.1)
-    record["slept"] = True
-    save()
-if "output" in answer:
-    try:
-        print(json.dumps(answer["output"]), flush=True)
-        record["printed"] = True
-    except Exception as e:
-        record["print_error"] = repr(e)
-    save()
-sys.exit(answer.get("exit", 0))
-'''
-
-
 class RecordingHook:
-    """A command hook, written by the test, that records each call (stdin, environment,
-    cwd, signals it received) as a JSON file and answers as ``answers[event]`` says:
-    ``{"output": {...}, "sleep": seconds, "exit": code}``."""
+    """``recording_hook.py`` as a command hook with a directory of its own: ``command`` goes
+    in the settings, ``answer()`` says what each event answers (``{"output": {...},
+    "sleep": seconds, "exit": code}``), ``calls()`` reads back what each call saw."""
 
     def __init__(self, directory: Path, answers: dict[str, dict[str, Any]] | None = None) -> None:
         self.directory = directory
         self.log_dir = directory / "calls"
         self.log_dir.mkdir(parents=True, exist_ok=True)
-        self.script = directory / "recording_hook.py"
-        self.script.write_text(RECORDING_HOOK)
         self.answers_path = directory / "answers.json"
         self.answer(answers or {})
 
@@ -284,7 +270,12 @@ class RecordingHook:
 
     @property
     def command(self) -> str:
-        return " ".join(map(shlex.quote, [sys.executable, str(self.script), str(self.log_dir), str(self.answers_path)]))
+        return " ".join(
+            map(
+                shlex.quote,
+                [sys.executable, str(RECORDING_HOOK), str(self.log_dir), str(self.answers_path)],
+            )
+        )
 
     def calls(self, event: str | None = None) -> list[dict[str, Any]]:
         """The recorded calls in the order they started, optionally of one event."""

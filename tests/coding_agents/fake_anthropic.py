@@ -149,7 +149,12 @@ class FakeAnthropic:
         body = await reader.readexactly(int(headers.get("content-length", "0")))
         path = target.partition("?")[0]
         if method != "POST" or path != "/v1/messages":
-            await _send(writer, 404, "application/json", b'{"type":"error","error":{"type":"not_found_error","message":"not here"}}')
+            await _send(
+                writer,
+                404,
+                "application/json",
+                b'{"type":"error","error":{"type":"not_found_error","message":"not here"}}',
+            )
             return True
         request = json.loads(body)
         with self._lock:
@@ -183,7 +188,12 @@ class FakeAnthropic:
     def _block(self, turn: Turn) -> tuple[dict[str, Any], str]:
         if isinstance(turn, ToolUse):
             tool_use_id = f"toolu_fake{next(self._ids):04d}"
-            return {"type": "tool_use", "id": tool_use_id, "name": turn.name, "input": {}}, "tool_use"
+            return {
+                "type": "tool_use",
+                "id": tool_use_id,
+                "name": turn.name,
+                "input": {},
+            }, "tool_use"
         return {"type": "text", "text": turn.text}, "end_turn"
 
     def _events(self, turn: Turn) -> bytes:

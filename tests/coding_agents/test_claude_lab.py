@@ -1,0 +1,182 @@
+"""The Claude Code harness against the real CLI: the fake model API, headless runs and the
+terminal UI, each with a hook script written by the test (not the hub), so a failure here
+is about the harness or the CLI, never about the hub's connector."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.coding_agents.claude_cli import (
+    RecordingHook,
+    claude_binary,
+    hooks_settings,
+    run_print,
+    terminal_ui,
+    write_settings,
+)
+from tests.coding_agents.fake_anthropic import FakeAnthropic, Text, ToolUse
+
+pytestmark = pytest.mark.timeout(60)
+
+TOUCH = ToolUse("Bash", {"command": "touch ran.txt", "description": "Create ran.txt"})
+
+
+@pytest.fixture
+def dirs(tmp_path: Path) -> tuple[Path, Path]:
+    claude_binary()  # skips before anything is made when the CLI is not installed
+    home, project = tmp_path / "home", tmp_path / "project"
+    home.mkdir()
+    project.mkdir()
+    return home, project
+
+
+def hooked(project: Path, tmp_path: Path, answers: dict[str, dict[str, Any]]) -> RecordingHook:
+    hook = RecordingHook(tmp_path / "hook", answers)
+    write_settings(project, hooks_settings(hook.command))
+    return hook
+
+
+def pre_tool_use(decision: str, reason: str, **extra: Any) -> dict[str, dict[str, Any]]:
+    output = {"hookEventName": "PreToolUse", "permissionDecision": decision}
+    output |= {"permissionDecisionReason": reason, **extra}
+    return {"PreToolUse": {"output": {"hookSpecificOutput": output}}}
+
+
+def permission_request(behavior: str, **decision: Any) -> dict[str, dict[str, Any]]:
+    output = {"hookEventName": "PermissionRequest", "decision": {"behavior": behavior, **decision}}
+    return {"PermissionRequest": {"output": {"hookSpecificOutput": output}}}
+
+
+def test_headless_refuses_touch_without_a_hook_decision(
+    dirs: tuple[Path, Path], tmp_path: Path
+) -> None:
+    home, project = dirs
+    hook = hooked(project, tmp_path, {})
+    with FakeAnthropic([TOUCH, Text("All done.")]) as api:
+        run = run_print("make the file", project, home, api.url)
+
+    assert run.returncode == 0, run.stderr
+    assert run.result["result"] == "All done."
+    (result,) = api.tool_results()
+    assert result.is_error and "was blocked" in result.content
+    assert not (project / "ran.txt").exists()
+    assert hook.events() == ["SessionStart", "UserPromptSubmit", "PreToolUse", "Stop", "SessionEnd"]
+    (pre,) = hook.calls("PreToolUse")
+    assert pre["stdin"]["tool_input"] == TOUCH.input
+    assert pre["stdin"]["permission_mode"] == "default"
+    assert pre["env"]["CLAUDE_CODE_ENTRYPOINT"] == "sdk-cli"
+    assert pre["env"]["CLAUDE_PROJECT_DIR"] == str(project) == pre["cwd"]
+
+
+def test_headless_deny_reason_reaches_the_model(dirs: tuple[Path, Path], tmp_path: Path) -> None:
+    home, project = dirs
+    hooked(project, tmp_path, pre_tool_use("deny", "Denied from the phone: not today"))
+    with FakeAnthropic([TOUCH, Text("All done.")]) as api:
+        run = run_print("make the file", project, home, api.url)
+
+    assert run.returncode == 0, run.stderr
+    (result,) = api.tool_results()
+    assert (result.content, result.is_error) == ("Denied from the phone: not today", True)
+    assert not (project / "ran.txt").exists()
+
+
+def test_headless_allow_runs_what_would_be_refused(dirs: tuple[Path, Path], tmp_path: Path) -> None:
+    home, project = dirs
+    hook = hooked(project, tmp_path, pre_tool_use("allow", "approved"))
+    with FakeAnthropic([TOUCH, Text("All done.")]) as api:
+        run = run_print("make the file", project, home, api.url)
+
+    assert run.returncode == 0, run.stderr
+    assert (project / "ran.txt").exists()
+    (result,) = api.tool_results()
+    assert not result.is_error
+    (post,) = hook.calls("PostToolUse")
+    assert post["stdin"]["tool_use_id"] == result.tool_use_id
+
+
+def test_headless_updated_input_runs_the_edited_command(
+    dirs: tuple[Path, Path], tmp_path: Path
+) -> None:
+    home, project = dirs
+    edited = {"command": "touch edited.txt", "description": "Create edited.txt"}
+    hook = hooked(project, tmp_path, pre_tool_use("allow", "edited", updatedInput=edited))
+    with FakeAnthropic([TOUCH, Text("All done.")]) as api:
+        run_print("make the file", project, home, api.url)
+
+    assert (project / "edited.txt").exists() and not (project / "ran.txt").exists()
+    (post,) = hook.calls("PostToolUse")
+    assert post["stdin"]["tool_input"] == edited
+
+
+def test_terminal_permission_request_allow_closes_the_dialog(
+    dirs: tuple[Path, Path], tmp_path: Path
+) -> None:
+    home, project = dirs
+    hook = hooked(project, tmp_path, permission_request("allow"))
+    with (
+        FakeAnthropic([TOUCH, Text("All done.")]) as api,
+        terminal_ui(project, home, api.url) as terminal,
+    ):
+        terminal.type_line("make the file")
+        screen = terminal.wait_for("All done.")
+
+        assert "Allowed by PermissionRequest hook" in screen
+        assert (project / "ran.txt").exists()
+        (request,) = hook.calls("PermissionRequest")
+        assert request["stdin"]["tool_input"] == TOUCH.input
+        assert "tool_use_id" not in request["stdin"]
+        assert request["stdin"]["permission_suggestions"]
+        assert request["env"]["CLAUDE_CODE_ENTRYPOINT"] == "cli"
+
+
+def test_terminal_deny_message_reaches_the_model(dirs: tuple[Path, Path], tmp_path: Path) -> None:
+    home, project = dirs
+    hooked(project, tmp_path, permission_request("deny", message="Denied from the phone"))
+    with (
+        FakeAnthropic([TOUCH, Text("All done.")]) as api,
+        terminal_ui(project, home, api.url) as terminal,
+    ):
+        terminal.type_line("make the file")
+        terminal.wait_for("All done.")
+
+        (result,) = api.tool_results()
+        assert (result.content, result.is_error) == ("Denied from the phone", True)
+        assert not (project / "ran.txt").exists()
+
+
+def test_terminal_person_answers_the_dialog(dirs: tuple[Path, Path], tmp_path: Path) -> None:
+    home, project = dirs
+    hook = hooked(project, tmp_path, {})  # the hook answers nothing: the person decides
+    with (
+        FakeAnthropic([TOUCH, Text("All done.")]) as api,
+        terminal_ui(project, home, api.url) as terminal,
+    ):
+        terminal.type_line("make the file")
+        screen = terminal.wait_for_permission_dialog()
+        assert "touch ran.txt" in screen
+        terminal.allow()
+        terminal.wait_for("All done.")
+
+        assert (project / "ran.txt").exists()
+        (post,) = hook.calls("PostToolUse")
+        assert post["stdin"]["tool_input"] == TOUCH.input
+
+
+def test_terminal_person_denies_the_dialog(dirs: tuple[Path, Path], tmp_path: Path) -> None:
+    home, project = dirs
+    hook = hooked(project, tmp_path, {})
+    with (
+        FakeAnthropic([TOUCH, Text("All done.")]) as api,
+        terminal_ui(project, home, api.url) as terminal,
+    ):
+        terminal.type_line("make the file")
+        terminal.wait_for_permission_dialog()
+        terminal.deny()
+        terminal.wait_for(lambda screen: "Do you want to proceed?" not in screen)
+        terminal.wait_for("? for shortcuts")
+
+        assert not (project / "ran.txt").exists()
+        assert not hook.calls("PostToolUse")
