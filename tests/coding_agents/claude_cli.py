@@ -120,7 +120,8 @@ class PrintRun:
     @property
     def result(self) -> dict[str, Any]:
         """The ``--output-format json`` summary (``result``, ``is_error``, ``session_id`` ...)."""
-        return json.loads(self.stdout)
+        summary: dict[str, Any] = json.loads(self.stdout)
+        return summary
 
 
 def run_print(

@@ -206,7 +206,7 @@ class FakeAnthropic:
         else:
             start = {"type": "text", "text": ""}
             delta = {"type": "text_delta", "text": block["text"]}
-        events = [
+        events: list[tuple[str, dict[str, Any]]] = [
             ("message_start", {"message": {**message, "content": [], "stop_reason": None}}),
             ("ping", {}),
             ("content_block_start", {"index": 0, "content_block": start}),
