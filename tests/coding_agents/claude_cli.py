@@ -246,6 +246,14 @@ def terminal_ui(
         "-c",
         str(project),
         command,
+        # Chained into the same tmux command, so it holds even for a CLI that exits at once:
+        # the pane stays, and its last screen can still be read.
+        ";",
+        "set-option",
+        "-t",
+        "cli",
+        "remain-on-exit",
+        "on",
     )
     try:
         terminal.wait_for("? for shortcuts", wait_ready)

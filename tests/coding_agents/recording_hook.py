@@ -36,6 +36,7 @@ def main(log_dir: Path, answers_path: Path) -> int:
             if name.startswith(("CLAUDE", "ANTHROPIC")) or name in ("PWD", "TERM")
         },
         "pid": os.getpid(),
+        "parent": _command_line(os.getppid()),
         "signals": [],
     }
 
@@ -68,6 +69,14 @@ def main(log_dir: Path, answers_path: Path) -> int:
             record["print_error"] = repr(error)
         save()
     return int(answer.get("exit", 0))
+
+
+def _command_line(pid: int) -> str:
+    """A process's command line, to see what Claude Code runs a hook under."""
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode().strip()
+    except OSError:
+        return ""
 
 
 if __name__ == "__main__":
