@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import os
 import shlex
+import signal
 import subprocess
 import sys
 import time
@@ -293,3 +294,22 @@ class RecordingHook:
 
     def events(self) -> list[str]:
         return [r["event"] for r in self.calls()]
+
+    def running(self, event: str) -> list[int]:
+        """Pids of this hook's calls of ``event`` that have not ended yet."""
+        return [call["pid"] for call in self.calls(event) if _alive(call["pid"])]
+
+    def end_leftovers(self) -> None:
+        """Ends calls still running. Claude Code leaves a hook running when the person
+        answers first, even past its own exit, so a test that makes one cleans it up."""
+        for call in self.calls():
+            if _alive(call["pid"]):
+                os.kill(call["pid"], signal.SIGKILL)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return True

@@ -4,6 +4,7 @@ is about the harness or the CLI, never about the hub's connector."""
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +22,7 @@ from tests.coding_agents.fake_anthropic import FakeAnthropic, Text, ToolUse
 
 pytestmark = pytest.mark.timeout(60)
 
+Hooked = Callable[..., RecordingHook]
 TOUCH = ToolUse("Bash", {"command": "touch ran.txt", "description": "Create ran.txt"})
 
 
@@ -33,10 +35,20 @@ def dirs(tmp_path: Path) -> tuple[Path, Path]:
     return home, project
 
 
-def hooked(project: Path, tmp_path: Path, answers: dict[str, dict[str, Any]]) -> RecordingHook:
-    hook = RecordingHook(tmp_path / "hook", answers)
-    write_settings(project, hooks_settings(hook.command))
-    return hook
+@pytest.fixture
+def hooked(tmp_path: Path) -> Iterator[Callable[..., RecordingHook]]:
+    """Registers a recording hook for every event in a project's settings."""
+    hooks: list[RecordingHook] = []
+
+    def register(project: Path, answers: dict[str, dict[str, Any]]) -> RecordingHook:
+        hook = RecordingHook(tmp_path / f"hook{len(hooks)}", answers)
+        write_settings(project, hooks_settings(hook.command))
+        hooks.append(hook)
+        return hook
+
+    yield register
+    for hook in hooks:
+        hook.end_leftovers()
 
 
 def pre_tool_use(decision: str, reason: str, **extra: Any) -> dict[str, dict[str, Any]]:
@@ -51,10 +63,10 @@ def permission_request(behavior: str, **decision: Any) -> dict[str, dict[str, An
 
 
 def test_headless_refuses_touch_without_a_hook_decision(
-    dirs: tuple[Path, Path], tmp_path: Path
+    dirs: tuple[Path, Path], hooked: Hooked
 ) -> None:
     home, project = dirs
-    hook = hooked(project, tmp_path, {})
+    hook = hooked(project, {})
     with FakeAnthropic([TOUCH, Text("All done.")]) as api:
         run = run_print("make the file", project, home, api.url)
 
@@ -71,9 +83,9 @@ def test_headless_refuses_touch_without_a_hook_decision(
     assert pre["env"]["CLAUDE_PROJECT_DIR"] == str(project) == pre["cwd"]
 
 
-def test_headless_deny_reason_reaches_the_model(dirs: tuple[Path, Path], tmp_path: Path) -> None:
+def test_headless_deny_reason_reaches_the_model(dirs: tuple[Path, Path], hooked: Hooked) -> None:
     home, project = dirs
-    hooked(project, tmp_path, pre_tool_use("deny", "Denied from the phone: not today"))
+    hooked(project, pre_tool_use("deny", "Denied from the phone: not today"))
     with FakeAnthropic([TOUCH, Text("All done.")]) as api:
         run = run_print("make the file", project, home, api.url)
 
@@ -83,9 +95,9 @@ def test_headless_deny_reason_reaches_the_model(dirs: tuple[Path, Path], tmp_pat
     assert not (project / "ran.txt").exists()
 
 
-def test_headless_allow_runs_what_would_be_refused(dirs: tuple[Path, Path], tmp_path: Path) -> None:
+def test_headless_allow_runs_what_would_be_refused(dirs: tuple[Path, Path], hooked: Hooked) -> None:
     home, project = dirs
-    hook = hooked(project, tmp_path, pre_tool_use("allow", "approved"))
+    hook = hooked(project, pre_tool_use("allow", "approved"))
     with FakeAnthropic([TOUCH, Text("All done.")]) as api:
         run = run_print("make the file", project, home, api.url)
 
@@ -98,11 +110,11 @@ def test_headless_allow_runs_what_would_be_refused(dirs: tuple[Path, Path], tmp_
 
 
 def test_headless_updated_input_runs_the_edited_command(
-    dirs: tuple[Path, Path], tmp_path: Path
+    dirs: tuple[Path, Path], hooked: Hooked
 ) -> None:
     home, project = dirs
     edited = {"command": "touch edited.txt", "description": "Create edited.txt"}
-    hook = hooked(project, tmp_path, pre_tool_use("allow", "edited", updatedInput=edited))
+    hook = hooked(project, pre_tool_use("allow", "edited", updatedInput=edited))
     with FakeAnthropic([TOUCH, Text("All done.")]) as api:
         run_print("make the file", project, home, api.url)
 
@@ -112,10 +124,10 @@ def test_headless_updated_input_runs_the_edited_command(
 
 
 def test_terminal_permission_request_allow_closes_the_dialog(
-    dirs: tuple[Path, Path], tmp_path: Path
+    dirs: tuple[Path, Path], hooked: Hooked
 ) -> None:
     home, project = dirs
-    hook = hooked(project, tmp_path, permission_request("allow"))
+    hook = hooked(project, permission_request("allow"))
     with (
         FakeAnthropic([TOUCH, Text("All done.")]) as api,
         terminal_ui(project, home, api.url) as terminal,
@@ -132,9 +144,9 @@ def test_terminal_permission_request_allow_closes_the_dialog(
         assert request["env"]["CLAUDE_CODE_ENTRYPOINT"] == "cli"
 
 
-def test_terminal_deny_message_reaches_the_model(dirs: tuple[Path, Path], tmp_path: Path) -> None:
+def test_terminal_deny_message_reaches_the_model(dirs: tuple[Path, Path], hooked: Hooked) -> None:
     home, project = dirs
-    hooked(project, tmp_path, permission_request("deny", message="Denied from the phone"))
+    hooked(project, permission_request("deny", message="Denied from the phone"))
     with (
         FakeAnthropic([TOUCH, Text("All done.")]) as api,
         terminal_ui(project, home, api.url) as terminal,
@@ -147,9 +159,9 @@ def test_terminal_deny_message_reaches_the_model(dirs: tuple[Path, Path], tmp_pa
         assert not (project / "ran.txt").exists()
 
 
-def test_terminal_person_answers_the_dialog(dirs: tuple[Path, Path], tmp_path: Path) -> None:
+def test_terminal_person_answers_the_dialog(dirs: tuple[Path, Path], hooked: Hooked) -> None:
     home, project = dirs
-    hook = hooked(project, tmp_path, {})  # the hook answers nothing: the person decides
+    hook = hooked(project, {})  # the hook answers nothing: the person decides
     with (
         FakeAnthropic([TOUCH, Text("All done.")]) as api,
         terminal_ui(project, home, api.url) as terminal,
@@ -165,9 +177,9 @@ def test_terminal_person_answers_the_dialog(dirs: tuple[Path, Path], tmp_path: P
         assert post["stdin"]["tool_input"] == TOUCH.input
 
 
-def test_terminal_person_denies_the_dialog(dirs: tuple[Path, Path], tmp_path: Path) -> None:
+def test_terminal_person_denies_the_dialog(dirs: tuple[Path, Path], hooked: Hooked) -> None:
     home, project = dirs
-    hook = hooked(project, tmp_path, {})
+    hook = hooked(project, {})
     with (
         FakeAnthropic([TOUCH, Text("All done.")]) as api,
         terminal_ui(project, home, api.url) as terminal,
@@ -180,3 +192,28 @@ def test_terminal_person_denies_the_dialog(dirs: tuple[Path, Path], tmp_path: Pa
 
         assert not (project / "ran.txt").exists()
         assert not hook.calls("PostToolUse")
+
+
+def test_terminal_answer_first_leaves_the_hook_running(
+    dirs: tuple[Path, Path], hooked: Hooked
+) -> None:
+    """What the hub's hook client has to cope with: once the person answers in the terminal,
+    Claude Code stops waiting for the PermissionRequest hook but neither signals it nor
+    closes its stdout, and PostToolUse reports the call that ran."""
+    home, project = dirs
+    hook = hooked(project, {"PermissionRequest": {"sleep": 30}})
+    with (
+        FakeAnthropic([TOUCH, Text("All done.")]) as api,
+        terminal_ui(project, home, api.url) as terminal,
+    ):
+        terminal.type_line("make the file")
+        terminal.wait_for_permission_dialog()
+        terminal.wait_for(lambda _: bool(hook.running("PermissionRequest")))
+        terminal.allow()
+        terminal.wait_for("All done.")
+
+        assert (project / "ran.txt").exists()
+        (post,) = hook.calls("PostToolUse")
+        assert post["stdin"]["tool_input"] == TOUCH.input
+        (request,) = hook.calls("PermissionRequest")
+        assert hook.running("PermissionRequest") and request["signals"] == []
