@@ -2,11 +2,12 @@
 Claude Code CLI in tests.
 
 Claude Code speaks to one endpoint, ``POST /v1/messages?beta=true``, always streaming
-server-sent events. A test gives the model's turns in order (``ToolUse`` or ``Text``);
-each call that offers tools takes the next turn, and once the script is used up the model
-says ``Text("Done.")``. The side request Claude Code makes for a session title (no tools,
-an ``output_config.format`` JSON schema) gets a JSON title and does not take a turn, so a
-script does not depend on whether a title is asked for.
+server-sent events. A test gives the model's turns in order (``ToolUse`` or ``Text``, or a
+tuple of them for one message with several blocks); each call that offers tools takes the
+next turn, and once the script is used up the model says ``Text("Done.")``. The side
+request Claude Code makes for a session title (no tools, an ``output_config.format`` JSON
+schema) gets a JSON title and does not take a turn, so a script does not depend on whether
+a title is asked for.
 
 The server runs in a thread with its own event loop, so sync tests, async tests and the
 CLI's subprocess all reach it the same way. Every request body is kept in ``requests``;
@@ -40,7 +41,8 @@ class ToolUse:
     input: dict[str, Any]
 
 
-Turn = Text | ToolUse
+# A turn is one block, or several in one message (e.g. two tool calls the CLI may run at once).
+Turn = Text | ToolUse | tuple[Text | ToolUse, ...]
 
 
 @dataclass(frozen=True)
@@ -170,48 +172,50 @@ class FakeAnthropic:
         return next(self._turns, Text("Done."))
 
     def _message(self, turn: Turn) -> dict[str, Any]:
-        """The whole answer as one JSON message (for a request that does not stream)."""
-        block, stop_reason = self._block(turn)
-        if isinstance(turn, ToolUse):
-            block["input"] = turn.input
+        """The whole answer as one message: its content blocks with their full inputs."""
+        calls = turn if isinstance(turn, tuple) else (turn,)
+        blocks: list[dict[str, Any]] = []
+        for call in calls:
+            if isinstance(call, ToolUse):
+                tool_use_id = f"toolu_fake{next(self._ids):04d}"
+                blocks.append(
+                    {"type": "tool_use", "id": tool_use_id, "name": call.name, "input": call.input}
+                )
+            else:
+                blocks.append({"type": "text", "text": call.text})
+        uses_tools = any(block["type"] == "tool_use" for block in blocks)
         return {
             "id": f"msg_fake{next(self._ids):04d}",
             "type": "message",
             "role": "assistant",
             "model": MODEL,
-            "content": [block],
-            "stop_reason": stop_reason,
+            "content": blocks,
+            "stop_reason": "tool_use" if uses_tools else "end_turn",
             "stop_sequence": None,
             "usage": {"input_tokens": 10, "output_tokens": 10},
         }
 
-    def _block(self, turn: Turn) -> tuple[dict[str, Any], str]:
-        if isinstance(turn, ToolUse):
-            tool_use_id = f"toolu_fake{next(self._ids):04d}"
-            return {
-                "type": "tool_use",
-                "id": tool_use_id,
-                "name": turn.name,
-                "input": {},
-            }, "tool_use"
-        return {"type": "text", "text": turn.text}, "end_turn"
-
     def _events(self, turn: Turn) -> bytes:
-        """The answer as the SSE events of a streamed message."""
+        """The answer as the SSE events of a streamed message: each block starts empty and
+        gets its whole text, or its whole input as JSON, in one delta."""
         message = self._message(turn)
-        block = message["content"][0]
-        if block["type"] == "tool_use":
-            start = {**block, "input": {}}
-            delta = {"type": "input_json_delta", "partial_json": json.dumps(block["input"])}
-        else:
-            start = {"type": "text", "text": ""}
-            delta = {"type": "text_delta", "text": block["text"]}
         events: list[tuple[str, dict[str, Any]]] = [
             ("message_start", {"message": {**message, "content": [], "stop_reason": None}}),
             ("ping", {}),
-            ("content_block_start", {"index": 0, "content_block": start}),
-            ("content_block_delta", {"index": 0, "delta": delta}),
-            ("content_block_stop", {"index": 0}),
+        ]
+        for index, block in enumerate(message["content"]):
+            if block["type"] == "tool_use":
+                start = {**block, "input": {}}
+                delta = {"type": "input_json_delta", "partial_json": json.dumps(block["input"])}
+            else:
+                start = {"type": "text", "text": ""}
+                delta = {"type": "text_delta", "text": block["text"]}
+            events += [
+                ("content_block_start", {"index": index, "content_block": start}),
+                ("content_block_delta", {"index": index, "delta": delta}),
+                ("content_block_stop", {"index": index}),
+            ]
+        events += [
             (
                 "message_delta",
                 {
