@@ -17,7 +17,7 @@ import subprocess
 import sys
 import time
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -48,10 +48,13 @@ def claude_binary() -> Path:
     return CLAUDE
 
 
-def claude_env(home: Path, model_url: str) -> dict[str, str]:
+def claude_env(
+    home: Path, model_url: str, extra_env: Mapping[str, str] | None = None
+) -> dict[str, str]:
     """The environment of one CLI run: its own HOME, the fake model, no outside traffic,
-    and no retries (a dead model API would otherwise mean a minute of backoff)."""
-    env = {
+    and no retries (a dead model API would otherwise mean a minute of backoff). Hooks inherit
+    it, so ``extra_env`` is where a test tells its hook how to reach the hub."""
+    return {
         "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
         "HOME": str(home),
         "LANG": "C.UTF-8",
@@ -61,8 +64,8 @@ def claude_env(home: Path, model_url: str) -> dict[str, str]:
         "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
         "CLAUDE_CODE_MAX_RETRIES": "0",
         "DISABLE_AUTOUPDATER": "1",
+        **(extra_env or {}),
     }
-    return env
 
 
 def prepare_home(home: Path, project: Path) -> None:
@@ -132,13 +135,14 @@ def run_print(
     model_url: str,
     extra_args: tuple[str, ...] = (),
     timeout: float = 60,
+    extra_env: Mapping[str, str] | None = None,
 ) -> PrintRun:
     """Runs ``claude -p PROMPT --output-format json`` to its end, stdin from /dev/null (else
     it waits for piped input), killed if it outlives ``timeout``."""
     completed = subprocess.run(
         [str(claude_binary()), "-p", prompt, "--output-format", "json", *extra_args],
         cwd=cwd,
-        env=claude_env(home, model_url),
+        env=claude_env(home, model_url, extra_env),
         stdin=subprocess.DEVNULL,
         capture_output=True,
         text=True,
@@ -200,8 +204,8 @@ class Terminal:
         self.send_keys("Enter")
 
     def deny(self) -> None:
-        """Answers the permission dialog with Escape, which is "No, and tell Claude what to
-        do differently"."""
+        """Answers the permission dialog with Escape, a "No" that ends the turn ("Interrupted
+        · What should Claude do instead?") with no further model call and no hook event."""
         self.send_keys("Escape")
 
 
@@ -216,16 +220,18 @@ def terminal_ui(
     model_url: str,
     extra_args: tuple[str, ...] = (),
     wait_ready: float = 30,
+    extra_env: Mapping[str, str] | None = None,
 ) -> Iterator[Terminal]:
     """Starts ``claude`` in a 200x50 tmux pane in ``project``, waits for its prompt box, and
     kills the tmux server at the end (which ends the CLI with it)."""
     binary = claude_binary()
     prepare_home(home, project)
     terminal = Terminal(f"lineup-claude-{uuid.uuid4().hex[:12]}")
-    env = claude_env(home, model_url)
+    env = claude_env(home, model_url, extra_env)
     command = " ".join(
         [
             "exec",
+            # Only the test's environment: tmux would pass on its server's own.
             "env",
             "-i",
             *(shlex.quote(f"{k}={v}") for k, v in env.items()),
