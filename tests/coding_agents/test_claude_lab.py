@@ -4,6 +4,7 @@ is about the harness or the CLI, never about the hub's connector."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -178,6 +179,8 @@ def test_terminal_person_answers_the_dialog(dirs: tuple[Path, Path], hooked: Hoo
 
 
 def test_terminal_person_denies_the_dialog(dirs: tuple[Path, Path], hooked: Hooked) -> None:
+    """A "No" typed in the terminal ends the turn silently: the model is not asked again and
+    no hook event reports it, which is why the hub cannot learn of it until the next one."""
     home, project = dirs
     hook = hooked(project, {})
     with (
@@ -187,11 +190,12 @@ def test_terminal_person_denies_the_dialog(dirs: tuple[Path, Path], hooked: Hook
         terminal.type_line("make the file")
         terminal.wait_for_permission_dialog()
         terminal.deny()
-        terminal.wait_for(lambda screen: "Do you want to proceed?" not in screen)
-        terminal.wait_for("? for shortcuts")
+        screen = terminal.wait_for("? for shortcuts")
 
+        assert "Interrupted" in screen
         assert not (project / "ran.txt").exists()
-        assert not hook.calls("PostToolUse")
+        assert len(api.model_calls()) == 1
+        assert hook.events()[-2:] == ["PreToolUse", "PermissionRequest"]
 
 
 def test_terminal_answer_first_leaves_the_hook_running(
@@ -217,3 +221,26 @@ def test_terminal_answer_first_leaves_the_hook_running(
         assert post["stdin"]["tool_input"] == TOUCH.input
         (request,) = hook.calls("PermissionRequest")
         assert hook.running("PermissionRequest") and request["signals"] == []
+
+
+def test_terminal_allow_with_a_local_rule_writes_local_settings(
+    dirs: tuple[Path, Path], hooked: Hooked
+) -> None:
+    home, project = dirs
+    rule = {"toolName": "Bash", "ruleContent": "touch:*"}
+    always = {"type": "addRules", "rules": [rule], "behavior": "allow"}
+    hooked(
+        project,
+        permission_request(
+            "allow", updatedPermissions=[{**always, "destination": "localSettings"}]
+        ),
+    )
+    with (
+        FakeAnthropic([TOUCH, Text("All done.")]) as api,
+        terminal_ui(project, home, api.url) as terminal,
+    ):
+        terminal.type_line("make the file")
+        terminal.wait_for("All done.")
+
+    local = json.loads((project / ".claude" / "settings.local.json").read_text())
+    assert local == {"permissions": {"allow": ["Bash(touch:*)"]}}
