@@ -223,7 +223,7 @@ def terminal_ui(
     extra_env: Mapping[str, str] | None = None,
 ) -> Iterator[Terminal]:
     """Starts ``claude`` in a 200x50 tmux pane in ``project``, waits for its prompt box, and
-    kills the tmux server at the end (which ends the CLI with it)."""
+    kills the tmux server at the end (which hangs up on the CLI: SessionEnd, reason "other")."""
     binary = claude_binary()
     prepare_home(home, project)
     terminal = Terminal(f"lineup-claude-{uuid.uuid4().hex[:12]}")
@@ -262,11 +262,15 @@ def terminal_ui(
         "remain-on-exit",
         "on",
     )
+    socket_path = terminal.tmux("display-message", "-p", "#{socket_path}", check=False).strip()
     try:
         terminal.wait_for("? for shortcuts", wait_ready)
         yield terminal
     finally:
         terminal.tmux("kill-server", check=False)
+        # tmux leaves its socket file behind when its server is killed.
+        if socket_path:
+            Path(socket_path).unlink(missing_ok=True)
 
 
 class RecordingHook:
