@@ -17,6 +17,7 @@ import signal
 import subprocess
 import threading
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -24,11 +25,7 @@ from typing import Any
 import pytest
 
 REPO = Path(__file__).resolve().parents[2]
-CANDIDATES = (
-    REPO / ".cache/coding-clis/node_modules/.bin/codex",
-    # A scratch install used while the project's install script did not exist yet.
-    Path("/work/cli-probe/node_modules/.bin/codex"),
-)
+CANDIDATES = (REPO / ".cache/coding-clis/node_modules/.bin/codex",)
 
 
 def find_codex() -> Path | None:
@@ -66,8 +63,8 @@ def codex_home(directory: Path, model_url: str) -> Path:
     return directory
 
 
-def environment(home: Path) -> dict[str, str]:
-    env = dict(os.environ, CODEX_HOME=str(home))
+def environment(home: Path, extra_env: Mapping[str, str] | None = None) -> dict[str, str]:
+    env = dict(os.environ, CODEX_HOME=str(home), **(extra_env or {}))
     env.pop("OPENAI_API_KEY", None)
     return env
 
@@ -85,6 +82,7 @@ def run_exec(
     codex_home: Path,
     extra_args: tuple[str, ...] = ("--approve-for-me",),
     timeout: float = 60,
+    extra_env: Mapping[str, str] | None = None,
 ) -> ExecResult:
     """Run ``codex exec`` once, headless, in ``cwd``; stdin is closed so it never waits on it."""
     codex = require_codex()
@@ -97,7 +95,7 @@ def run_exec(
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
-        env=environment(codex_home),
+        env=environment(codex_home, extra_env),
         cwd=cwd,
         start_new_session=True,
     )
