@@ -71,14 +71,15 @@ class HookEndpoint:
         send = hardened_send(send)
         async with contextlib.AsyncExitStack() as stack:
             try:
-                cli = _cli_of(scope)
-                call_id, wait_s = _call_of(scope)
+                # Who is asking comes first: a stranger learns nothing of the paths here.
                 credential = bearer(
                     scope,
                     what="A coding agent's hook",
                     hint="Run `lineup connect claude-code` (or codex) on the agent's machine.",
                 )
                 served = await stack.enter_async_context(self.agents.using(credential))
+                cli = _cli_of(scope)
+                call_id, wait_s = _call_of(scope)
                 hook = await _hook_event(receive)
             except HubError as error:
                 await refuse(send, error)

@@ -1,0 +1,190 @@
+"""The time a coding agent's hook adds to a tool call, beside a hook that does nothing.
+
+Claude Code and Codex run a command hook through ``/bin/sh -c`` with the event's JSON on
+stdin, and wait for it to exit. The floor is exactly that with a hook that does nothing
+(``cat > /dev/null``): what the CLI spends on any hook. The hub's hook (the command
+``lineup connect`` writes) is measured the same way against a live hub, for
+
+- a report (``PostToolUse``, the event of every tool call that ran), and
+- a decision answered at once (``PermissionRequest``): a person-bot polls the inbox every
+  2 ms and approves each card as it appears, so the figure includes the card's way to a
+  person and the answer's way back.
+
+Target: each ≤ 50 ms at p95 over the floor's p95, measured in the same run.
+``python -m benchmarks.hooks`` on SQLite, or on PostgreSQL when
+``LINEUP_TEST_DATABASE_URL`` names a server (``make bench`` runs it on both).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+from benchmarks.stats import summary
+from hub.coding_agents import hook_command
+from hub.core.agents.pairing import create_pairing_code
+from hub.core.people.accounts import create_api_token, create_user
+from hub.protocol.actions import action_hash
+from hub.testing import HubProcess, TestDatabases, opened, temporary_directory, test_postgres_url
+
+TARGET_MS = 50.0
+REPORTS = 200
+DECISIONS = 60
+FLOOR = "cat > /dev/null"
+
+
+def _run_hook(command: str, event: dict[str, Any], env: dict[str, str], cwd: Path) -> float:
+    started = time.perf_counter()
+    subprocess.run(
+        ["/bin/sh", "-c", command],
+        input=json.dumps(event).encode(),
+        env=env,
+        cwd=cwd,
+        stdout=subprocess.DEVNULL,
+        check=True,
+        timeout=60,
+    )
+    return (time.perf_counter() - started) * 1000
+
+
+async def _approver(http: httpx.AsyncClient, workspace: str, stop: asyncio.Event) -> None:
+    """A person who approves every card the moment the inbox shows it."""
+    answered: set[str] = set()
+    while not stop.is_set():
+        inbox = (await http.get(f"/api/v1/workspaces/{workspace}/inbox")).json()
+        for item in inbox["waitingForMe"]:
+            card = item["interaction"]
+            if card["id"] in answered:
+                continue
+            action = card["card"]["action"]
+            await http.post(
+                f"/api/v1/workspaces/{workspace}/interactions/{card['id']}/respond",
+                json={
+                    "optionId": "approve",
+                    "actionHash": action_hash(action["kind"], action["fields"]),
+                },
+            )
+            answered.add(card["id"])
+        await asyncio.sleep(0.002)
+
+
+async def measure() -> dict[str, Any]:
+    with temporary_directory() as root:
+        databases = TestDatabases(root, postgres_url=test_postgres_url())
+        url = await databases.create()
+        try:
+            return await _measure(url, root)
+        finally:
+            await databases.drop(url)
+            await databases.close()
+
+
+async def _measure(url: str, root: Path) -> dict[str, Any]:
+    async with opened(url):
+        user, workspace = await create_user("bench@example.com", "correct horse", "Bench")
+        _, token = await create_api_token(user, "bench")
+    hub = HubProcess(url, root / "hub")
+    await asyncio.to_thread(hub.start)
+    try:
+        async with opened(url):
+            code, _ = await create_pairing_code(
+                workspace.id, secret_key=hub.env["LINEUP_SECRET_KEY"], ttl_s=600
+            )
+        project = root / "project"
+        project.mkdir()
+        env = {
+            "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+            "HOME": str(root),
+            "LINEUP_AGENT_HOME": str(root / "agent"),
+            "CLAUDE_CODE_ENTRYPOINT": "cli",
+        }
+        lineup = str(Path(sys.executable).parent / "lineup")
+        await asyncio.to_thread(
+            subprocess.run,
+            [lineup, "connect", "claude-code", "--hub", hub.url, "--pair", code],
+            env=env,
+            cwd=project,
+            check=True,
+            capture_output=True,
+            timeout=60,
+        )
+        stored = json.loads((root / "agent/coding-agents/claude-code.json").read_text())
+        headers = {"Authorization": f"Bearer {token}"}
+        async with httpx.AsyncClient(base_url=hub.url, headers=headers, timeout=30) as http:
+            await http.post(
+                f"/api/v1/workspaces/{workspace.id}/agents/{stored['agentId']}/confirm",
+                json={"name": "Bench laptop"},
+            )
+            command = hook_command.build("claude-code", 60)
+            base = {"session_id": "bench", "cwd": str(project), "permission_mode": "default"}
+
+            def event(name: str, n: int, **fields: Any) -> dict[str, Any]:
+                return {**base, "hook_event_name": name, **fields, "tool_use_id": f"t{n}"}
+
+            def report(n: int) -> dict[str, Any]:
+                return event("PostToolUse", n, tool_name="Bash", tool_input={"command": "ls"})
+
+            def decision(n: int) -> dict[str, Any]:
+                command_n = {"command": f"touch file-{n}.txt", "description": "bench"}
+                return event("PermissionRequest", n, tool_name="Bash", tool_input=command_n)
+
+            # The session's task is made by the first event; warm both paths up.
+            for n in range(5):
+                await asyncio.to_thread(_run_hook, command, report(n), env, project)
+            floor = [
+                await asyncio.to_thread(_run_hook, FLOOR, report(n), env, project)
+                for n in range(REPORTS)
+            ]
+            reports = [
+                await asyncio.to_thread(_run_hook, command, report(n), env, project)
+                for n in range(REPORTS)
+            ]
+            stop = asyncio.Event()
+            approver = asyncio.create_task(_approver(http, workspace.id, stop))
+            try:
+                decisions = [
+                    await asyncio.to_thread(_run_hook, command, decision(n), env, project)
+                    for n in range(DECISIONS)
+                ]
+            finally:
+                stop.set()
+                await approver
+    finally:
+        await asyncio.to_thread(hub.stop)
+    result: dict[str, Any] = {
+        "backend": "postgres" if url.startswith("postgres") else "sqlite",
+        "floor_ms": summary(floor),
+        "report_ms": summary(reports),
+        "decision_ms": summary(decisions),
+    }
+    for name in ("report", "decision"):
+        added = result[f"{name}_ms"]["p95"] - result["floor_ms"]["p95"]
+        result[f"{name}_added_p95_ms"] = round(added, 1)
+        result[f"{name}_meets_target"] = added <= TARGET_MS
+    return result
+
+
+def main() -> int:
+    result = asyncio.run(measure())
+    print(
+        f"hooks ({result['backend']}): floor p95 {result['floor_ms']['p95']:.1f} ms; "
+        f"report p95 {result['report_ms']['p95']:.1f} ms "
+        f"(+{result['report_added_p95_ms']} ms); decision answered at once p95 "
+        f"{result['decision_ms']['p95']:.1f} ms (+{result['decision_added_p95_ms']} ms); "
+        f"target +{TARGET_MS:.0f} ms"
+    )
+    out = Path(__file__).with_name(f"results-hooks-{result['backend']}.json")
+    out.write_text(json.dumps(result, indent=2) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
