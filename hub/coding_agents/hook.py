@@ -27,7 +27,6 @@ is not lost.
 
 from __future__ import annotations
 
-import json
 import os
 import socket
 import sys
@@ -45,7 +44,7 @@ if not __package__:
     # hook's time, the package is found from where this file is.
     sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 
-from hub.coding_agents import credentials  # noqa: E402
+from hub.coding_agents import credentials, plain_json  # noqa: E402
 
 CLIS = ("claude-code", "codex")
 DEFAULT_WAIT_S = 900
@@ -76,49 +75,54 @@ def main(argv: list[str] | None = None) -> int:
     if len(args) != 1 or args[0] not in CLIS:
         print(USAGE, file=sys.stderr)
         return 2
-    cli = args[0]
-    try:
-        hook = json.loads(sys.stdin.buffer.read() or b"{}")
-    except ValueError:
-        hook = None
-    if not isinstance(hook, dict):
-        print("lineup-hook: the CLI sent no JSON event; nothing done.", file=sys.stderr)
-        return 0
-    output = run(cli, hook, wait_s=wait_s, environ=os.environ)
-    if output is not None:
-        sys.stdout.write(json.dumps(output))
+    output = run(args[0], sys.stdin.buffer.read(), wait_s=wait_s, environ=os.environ)
+    if output:
+        sys.stdout.buffer.write(output)
         sys.stdout.flush()
     return 0
 
 
-def run(cli: str, hook: dict[str, Any], *, wait_s: int, environ: Any) -> dict[str, Any] | None:
-    """The hook's output for ``hook`` (None: say nothing)."""
-    event = str(hook.get("hook_event_name") or "")
-    gate = is_gate(cli, event, hook, environ)
-    if event == "PreToolUse" and not gate:
-        return None
+def run(cli: str, event: bytes, *, wait_s: int, environ: Any) -> bytes:
+    """The hook's output (JSON) for the ``event`` the CLI sent; empty: say nothing.
+
+    The event goes to the hub as the CLI wrote it, and the hub's answer comes back as the
+    hook's output, so on the common path nothing here parses JSON."""
+    name = plain_json.text_field(event, "hook_event_name")
+    if name is None:
+        name = str(_parsed(event).get("hook_event_name") or "")
+    gate = is_gate(cli, name, event, environ)
+    if name == "PreToolUse" and not gate:
+        return b""
     connection = credentials.load(cli)
     try:
         if connection is None:
             raise Unreachable(f"this machine is not connected; run `lineup connect {cli}`")
-        answer = post(connection, cli, hook, wait_s=wait_s, gate=gate)
+        return post(connection, cli, event, wait_s=wait_s, gate=gate)
     except Unreachable as problem:
-        return fallback(cli, event, gate, str(problem))
-    output = answer.get("output")
-    return output if isinstance(output, dict) else None
+        return fallback(cli, name, gate, str(problem))
 
 
-def is_gate(cli: str, event: str, hook: dict[str, Any], environ: Any) -> bool:
+def _parsed(event: bytes) -> dict[str, Any]:
+    import json
+
+    try:
+        value = json.loads(event or b"{}")
+    except ValueError:
+        value = None
+    return value if isinstance(value, dict) else {}
+
+
+def is_gate(cli: str, name: str, event: bytes, environ: Any) -> bool:
     """Whether this event asks the hub for a decision."""
-    if event == "PermissionRequest":
+    if name == "PermissionRequest":
         return True
-    if event != "PreToolUse" or cli != "claude-code" or not headless(environ):
+    if name != "PreToolUse" or cli != "claude-code" or not headless(environ):
         return False
     from pathlib import Path
 
     from hub.coding_agents.claude_rules import headless_verdict
 
-    return bool(headless_verdict(hook, environ, Path.home()) == "asks")
+    return bool(headless_verdict(_parsed(event), environ, Path.home()) == "asks")
 
 
 def headless(environ: Any) -> bool:
@@ -126,45 +130,44 @@ def headless(environ: Any) -> bool:
     return str(environ.get("CLAUDE_CODE_ENTRYPOINT") or "cli").startswith("sdk")
 
 
-def fallback(cli: str, event: str, gate: bool, problem: str) -> dict[str, Any] | None:
+def fallback(cli: str, name: str, gate: bool, problem: str) -> bytes:
     """What the hook says when the hub did not answer: never an allow."""
     if not gate:
         print(f"lineup-hook: not reported to the LineUp hub: {problem}", file=sys.stderr)
-        return None
-    if cli == "claude-code" and event == "PermissionRequest":
+        return b""
+    if cli == "claude-code" and name == "PermissionRequest":
         print(
             f"lineup-hook: the LineUp hub did not answer ({problem}); answer in the terminal.",
             file=sys.stderr,
         )
-        return None
+        return b""
     reason = f"Not allowed: the LineUp hub, which decides this call, did not answer ({problem})."
     print(f"lineup-hook: {reason}", file=sys.stderr)
-    if event == "PreToolUse":
-        return {
-            "hookSpecificOutput": {
-                "hookEventName": "PreToolUse",
-                "permissionDecision": "deny",
-                "permissionDecisionReason": reason,
-            }
+    import json
+
+    if name == "PreToolUse":
+        decision: dict[str, Any] = {
+            "hookEventName": "PreToolUse",
+            "permissionDecision": "deny",
+            "permissionDecisionReason": reason,
         }
-    return {
-        "hookSpecificOutput": {
+    else:
+        decision = {
             "hookEventName": "PermissionRequest",
             "decision": {"behavior": "deny", "message": reason},
         }
-    }
+    return json.dumps({"hookSpecificOutput": decision}).encode()
 
 
 def post(
     connection: credentials.Connection,
     cli: str,
-    hook: dict[str, Any],
+    body: bytes,
     *,
     wait_s: int,
     gate: bool,
-) -> dict[str, Any]:
+) -> bytes:
     """POST the event; a gate's request lost after the hub took it is sent again."""
-    body = json.dumps(hook).encode()
     headers = {
         "Authorization": f"Bearer {connection.credential}",
         "Content-Type": "application/json",
@@ -189,9 +192,7 @@ class _Lost(Exception):
         self.taken = taken
 
 
-def _request(
-    hub: str, cli: str, body: bytes, headers: dict[str, str], deadline: float
-) -> dict[str, Any]:
+def _request(hub: str, cli: str, body: bytes, headers: dict[str, str], deadline: float) -> bytes:
     scheme, _, rest = hub.partition("://")
     netloc, _, prefix = rest.partition("/")
     if netloc.startswith("["):  # [::1]:8000
@@ -219,23 +220,16 @@ def _request(
         raise _Lost(f"the connection to {hub} was lost: {error}", taken=True) from None
     finally:
         connection.close()
-    try:
-        answer = json.loads(payload)
-    except ValueError:
-        answer = None
-    if not isinstance(answer, dict):
-        if status >= 500:
-            raise _Lost(f"{hub} answered {status}", taken=True)
+    if status == 200:
+        return payload  # the hook's output, as the CLI reads it
+    if status >= 500:
+        raise _Lost(f"{hub} answered {status}", taken=True)
+    refusal = _parsed(payload).get("error")
+    if not isinstance(refusal, dict):
         raise Unreachable(f"{hub} answered {status} without a hook answer")
-    if status != 200:
-        found = answer.get("error")
-        refusal: dict[str, Any] = found if isinstance(found, dict) else {}
-        detail = f"{refusal.get('code', status)}: {refusal.get('message', '')}".strip()
-        if status >= 500:
-            raise _Lost(f"{hub} answered {detail}", taken=True)
-        hint = refusal.get("hint")
-        raise Unreachable(detail + (f" {hint}" if hint else ""))
-    return answer
+    detail = f"{refusal.get('code', status)}: {refusal.get('message', '')}".strip()
+    hint = refusal.get("hint")
+    raise Unreachable(detail + (f" {hint}" if hint else ""))
 
 
 def _left(deadline: float) -> float:

@@ -4,9 +4,10 @@ The hook client on the agent's machine (``lineup-hook``, ``hub.coding_agents.hoo
 each event's JSON as the CLI gave it, with the agent's credential as a bearer token, the
 call's id (``Lineup-Hook-Call``, a ULID; the same on a retry) and how long it may wait for
 a person (``Lineup-Hook-Wait``, seconds: the card expires then, before the CLI's own
-timeout). The answer is ``{"output": <the hook's stdout JSON, or null>}``. A request for a
-decision stays open until someone decides; if the client goes away meanwhile (the person
-answered at the terminal, which stops the hook), the card is withdrawn.
+timeout). The answer's body is the hook's output, JSON for the client to print as it is
+(empty when the hook has nothing to say), so the client never parses it. A request for a
+decision stays open until someone decides; if the client goes away meanwhile (its CLI
+killed it at the hook's timeout, or quit), the card is withdrawn.
 
 This is ASGI middleware in front of the Quart app, as ``/mcp/`` is, rather than a Quart
 route: Quart ends any response after ``RESPONSE_TIMEOUT``, and a decision may take an
@@ -89,7 +90,7 @@ class HookEndpoint:
             except HubError as error:
                 await refuse(send, error)
                 return
-            await _reply(send, 200, {"output": output})
+            await _reply(send, 200, output)
 
     async def _answer(
         self,
@@ -103,8 +104,9 @@ class HookEndpoint:
         handling = asyncio.ensure_future(served.attached.handle(cli, hook, call_id, wait_s))
         if hook["hook_event_name"] not in GATES:
             return await handling
-        # A decision may wait long: if the hook goes away first (stopped by the CLI once
-        # the person answered in the terminal), the card it asked must not stay open.
+        # A decision may wait long: if the hook goes away first (killed by its CLI), the
+        # card it asked must not stay open. (An answer at Claude Code's own prompt leaves
+        # the hook running: the session's next events withdraw the card then.)
         gone = asyncio.ensure_future(_disconnected(receive))
         try:
             await asyncio.wait({handling, gone}, return_when=asyncio.FIRST_COMPLETED)
@@ -216,8 +218,8 @@ async def _disconnected(receive: ASGIReceiveCallable) -> None:
             return
 
 
-async def _reply(send: ASGISendCallable, status: int, value: dict[str, Any]) -> None:
-    body = json.dumps(value).encode()
+async def _reply(send: ASGISendCallable, status: int, value: dict[str, Any] | None) -> None:
+    body = json.dumps(value).encode() if value is not None else b""
     response: Any = {
         "type": "http.response.start",
         "status": status,
