@@ -56,9 +56,12 @@ soak: $(VENV)/.installed
 		tests/sdk/test_chaos.py tests/faults/test_two_processes.py
 
 ## bench: speed and memory beside this machine's floor, on SQLite and on PostgreSQL with
-## fsync on; prints the table and writes benchmarks/results.json (BENCH_ARGS=--quick)
+## fsync on; prints the table and writes benchmarks/results.json (BENCH_ARGS=--quick); then
+## the time a coding agent's hook adds to a tool call, on both databases
 bench: $(VENV)/.installed
 	PG_FSYNC=on scripts/with-postgres $(BIN)/python -m benchmarks.run $(BENCH_ARGS)
+	$(BIN)/python -m benchmarks.hooks
+	PG_FSYNC=on scripts/with-postgres $(BIN)/python -m benchmarks.hooks
 
 ## coding-clis: the Claude Code and Codex CLIs the coding-agent tests drive (pinned, from npm,
 ## into .cache/coding-clis)

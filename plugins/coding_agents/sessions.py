@@ -65,6 +65,7 @@ class HookSessions:
         self.agent = agent
         self._tasks: dict[str, str] = {}  # session id → task id, once known to exist
         self._asking: dict[str, _Asking] = {}  # card id → the call it asks about
+        self._cancelled: set[str] = set()  # tasks a person cancelled (as far as seen here)
         agent.on("task.cancel_requested")(self._task_cancelled)
 
     async def handle(
@@ -180,6 +181,8 @@ class HookSessions:
         wait_s: float,
     ) -> dict[str, Any]:
         call = ToolCall.from_hook(cli, hook)
+        if task_id in self._cancelled:
+            return deny_output(call, CANCELLED_REASON)
         card_id = derived_id("int", self._who(), call_id)
         expires_at = utcnow() + timedelta(seconds=wait_s)
         card = call.card(card_id, expires_at)
@@ -239,6 +242,7 @@ class HookSessions:
 
     async def _task_cancelled(self, downlink: Downlink) -> None:
         task_id = str(downlink.payload.get("taskId") or "")
+        self._cancelled.add(task_id)
         for asking in list(self._asking.values()):
             if asking.task_id == task_id and not asking.answer.done():
                 asking.answer.set_result(CANCELLED_REASON)

@@ -240,3 +240,17 @@ async def test_codex_cards_say_they_take_no_edits(db: str, tmp_path: Path) -> No
         decision = run.output["hookSpecificOutput"]["decision"]  # type: ignore[index]
         assert decision["behavior"] == "deny"
         assert "Not now." in decision["message"]
+
+
+async def test_cancelling_the_session_task_denies_what_it_asks(machine: Machine) -> None:
+    waiting = await machine.start_hook(bash(machine, "make deploy"), **TERMINAL)
+    card = await machine.pending_card("make deploy")
+    await machine.hub.api("POST", f"/tasks/{card['taskId']}/cancel", {"reason": "Stop."})
+    run = await finished(waiting)
+    decision = run.output["hookSpecificOutput"]["decision"]  # type: ignore[index]
+    assert decision["behavior"] == "deny"
+    assert "cancelled this session's task" in decision["message"]
+    later = await machine.hook(bash(machine, "make deploy-again"), **TERMINAL)
+    again = later.output["hookSpecificOutput"]["decision"]  # type: ignore[index]
+    assert again["behavior"] == "deny"
+    assert "cancelled this session's task" in again["message"]
