@@ -24,22 +24,10 @@ from pathlib import Path
 from typing import Any
 
 from hub.coding_agents import hook_command
+from hub.coding_agents.events import GATE_EVENTS, HOOK_EVENTS, TOOL_EVENTS
 
 HOOK_AGENT = "claude-code"
 
-# The events whose answer gates a tool call wait as long as a person may take to decide;
-# the others only report and must not hold the agent up.
-GATE_EVENTS = ("PreToolUse", "PermissionRequest")
-TOOL_EVENTS = ("PreToolUse", "PermissionRequest", "PostToolUse")
-HOOK_EVENTS = (
-    "SessionStart",
-    "UserPromptSubmit",
-    "PreToolUse",
-    "PermissionRequest",
-    "PostToolUse",
-    "Stop",
-    "SessionEnd",
-)
 # Claude Code matches a tool event's ``matcher`` against the tool name; ``*`` is every tool.
 # Other events take no matcher (SessionStart's would filter on how the session started).
 ALL_TOOLS = "*"

@@ -31,21 +31,13 @@ import tomlkit
 from tomlkit.items import InlineTable
 
 from hub.coding_agents import hook_command
+from hub.coding_agents.events import GATE_EVENTS, HOOK_EVENTS
 
 CLI = "codex"
 
 # PermissionRequest is the gate; PreToolUse can only deny but sees every call (with the
 # model's call id); the others give the hub the session's timeline.
-EVENTS = (
-    "SessionStart",
-    "UserPromptSubmit",
-    "PreToolUse",
-    "PermissionRequest",
-    "PostToolUse",
-    "Stop",
-    "SessionEnd",
-)
-GATE_EVENTS = ("PreToolUse", "PermissionRequest")
+EVENTS = HOOK_EVENTS
 REPORT_TIMEOUT_S = 30
 # Codex cuts SessionEnd's timeout to 3 s (and hashes the cut value): a report takes a tenth
 # of that, and writing 3 keeps the file saying what Codex does.

@@ -25,6 +25,7 @@ from typing import Any
 
 from hypercorn.typing import ASGIFramework, ASGIReceiveCallable, ASGISendCallable, Scope
 
+from hub.coding_agents.events import HOOK_EVENTS
 from hub.config import Settings
 from hub.core.errors import HubError, InvalidInput, NotFound, PayloadTooLarge
 from hub.host.headers import hardened_send
@@ -35,18 +36,7 @@ MOUNT = "/hooks"
 CLIS = ("claude-code", "codex")
 MAX_BODY_BYTES = 4_000_000
 MAX_WAIT_S = 24 * 3600
-EVENTS = frozenset(
-    {
-        "SessionStart",
-        "UserPromptSubmit",
-        "PreToolUse",
-        "PermissionRequest",
-        "PostToolUse",
-        "Stop",
-        "SessionEnd",
-        "Withdraw",
-    }
-)
+EVENTS = frozenset(HOOK_EVENTS)
 _ULID = re.compile(r"^[0-9A-HJKMNP-TV-Z]{26}$")
 
 

@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from datetime import timedelta
 from typing import Any
 
+from hub.coding_agents.events import GATE_EVENTS
 from hub.protocol.clock import utcnow
 from hub.protocol.lap import WithdrawalReason
 from hub.sdk import Agent, Downlink, HubRefused, Resolution
@@ -32,7 +33,7 @@ from plugins.coding_agents.cards import CLI_NAMES, ToolCall, answer_output, deny
 
 logger = logging.getLogger(__name__)
 
-GATES = frozenset({"PermissionRequest", "PreToolUse"})
+GATES = frozenset(GATE_EVENTS)
 MAX_TEXT = 20_000
 # Said to a CLI whose session's task was cancelled in the hub: every call it asks about
 # from then on is denied, which makes "cancel" the person's stop button for the agent.

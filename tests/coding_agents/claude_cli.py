@@ -25,20 +25,13 @@ from typing import Any
 
 import pytest
 
+from hub.coding_agents.events import HOOK_EVENTS
+
 REPO = Path(__file__).resolve().parents[2]
 CLAUDE = REPO / ".cache" / "coding-clis" / "node_modules" / ".bin" / "claude"
 TMUX = "/usr/bin/tmux"
 RECORDING_HOOK = Path(__file__).with_name("recording_hook.py")
 API_KEY = "sk-ant-fake-key-for-tests-0000000000"
-HOOK_EVENTS = (
-    "SessionStart",
-    "UserPromptSubmit",
-    "PreToolUse",
-    "PermissionRequest",
-    "PostToolUse",
-    "Stop",
-    "SessionEnd",
-)
 
 
 def claude_binary() -> Path:
