@@ -6,9 +6,9 @@ stdin, and wait for it to exit. The floor is exactly that with a hook that does 
 ``lineup connect`` writes) is measured the same way against a live hub, for
 
 - a report (``PostToolUse``, the event of every tool call that ran), and
-- a decision answered at once (``PermissionRequest``): a person-bot polls the inbox every
-  2 ms and approves each card as it appears, so the figure includes the card's way to a
-  person and the answer's way back.
+- a decision answered at once (``PermissionRequest``): a person-bot on the client socket
+  (as a browser is) approves each card the moment it is pushed, so the figure includes the
+  card's way to a person and the answer's way back.
 
 Target: each ≤ 50 ms at p95 over the floor's p95, measured in the same run.
 ``python -m benchmarks.hooks`` on SQLite, or on PostgreSQL when
@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+import websockets
 
 from benchmarks.stats import summary
 from hub.coding_agents import hook_command
@@ -55,25 +56,38 @@ def _run_hook(command: str, event: dict[str, Any], env: dict[str, str], cwd: Pat
     return (time.perf_counter() - started) * 1000
 
 
-async def _approver(http: httpx.AsyncClient, workspace: str, stop: asyncio.Event) -> None:
-    """A person who approves every card the moment the inbox shows it."""
-    answered: set[str] = set()
-    while not stop.is_set():
-        inbox = (await http.get(f"/api/v1/workspaces/{workspace}/inbox")).json()
-        for item in inbox["waitingForMe"]:
-            card = item["interaction"]
-            if card["id"] in answered:
+async def _approver(url: str, token: str, workspace: str, stop: asyncio.Event) -> None:
+    """A person who approves every card the moment it is asked, through the client socket
+    a browser keeps open (pushed, not polled: polling would load the hub it measures)."""
+    address = url.replace("http://", "ws://") + f"/ws/client?workspace={workspace}&after=0"
+    headers = {"Authorization": f"Bearer {token}"}
+    async with websockets.connect(address, additional_headers=headers) as socket:
+        reading = asyncio.ensure_future(socket.recv())
+        stopping = asyncio.ensure_future(stop.wait())
+        while True:
+            await asyncio.wait({reading, stopping}, return_when=asyncio.FIRST_COMPLETED)
+            if stopping.done():
+                reading.cancel()
+                return
+            frame = json.loads(reading.result())
+            reading = asyncio.ensure_future(socket.recv())
+            if frame.get("type") != "interaction.requested":
                 continue
-            action = card["card"]["action"]
-            await http.post(
-                f"/api/v1/workspaces/{workspace}/interactions/{card['id']}/respond",
-                json={
-                    "optionId": "approve",
-                    "actionHash": action_hash(action["kind"], action["fields"]),
-                },
+            card = frame["payload"]["interaction"]
+            action = card["action"]
+            answer = {
+                "optionId": "approve",
+                "actionHash": action_hash(action["kind"], action["fields"]),
+            }
+            await socket.send(
+                json.dumps(
+                    {
+                        "id": f"evt_{card['id'][4:]}",
+                        "type": "interaction.respond",
+                        "payload": {"interactionId": card["id"], "response": answer},
+                    }
+                )
             )
-            answered.add(card["id"])
-        await asyncio.sleep(0.002)
 
 
 async def measure() -> dict[str, Any]:
@@ -148,7 +162,7 @@ async def _measure(url: str, root: Path) -> dict[str, Any]:
                 for n in range(REPORTS)
             ]
             stop = asyncio.Event()
-            approver = asyncio.create_task(_approver(http, workspace.id, stop))
+            approver = asyncio.create_task(_approver(hub.url, token, workspace.id, stop))
             try:
                 decisions = [
                     await asyncio.to_thread(_run_hook, command, decision(n), env, project)

@@ -79,6 +79,11 @@ class _Answer(ApiModel):
     option_ids: list[OptionId] | None = Field(None, max_length=20)
     text: str | None = Field(None, max_length=100_000)
     comment: str | None = Field(None, max_length=MAX_COMMENT_LENGTH)
+    # A card of an exact action is answered bound to it, as through the JSON API: the hash
+    # of the action shown, and the person's edit of its editable fields.
+    action_hash: str | None = Field(None, max_length=100)
+    action: dict[str, Any] | None = None
+    edited_from: str | None = Field(None, max_length=100)
 
 
 @dataclass(frozen=True, slots=True)

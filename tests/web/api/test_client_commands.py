@@ -12,6 +12,7 @@ from hub.core.ids import new_id
 from hub.core.log.events import append_event, last_sequence
 from hub.core.store.models import Membership, Role, Workspace
 from hub.core.work.conversations import create_conversation
+from hub.protocol.actions import ProposedAction
 from tests.core.scenario import make_agent
 from tests.web.api.conftest import Person
 
@@ -177,3 +178,36 @@ async def test_a_viewer_cannot_act_over_the_socket(app: Quart, sign_up) -> None:
         await send(socket, "interaction.respond", answer)
         assert (await until(socket, "error"))["payload"]["code"] == "not_allowed_to_answer"
     assert await last_sequence(owner.workspace_id) == before
+
+
+async def test_a_card_of_an_exact_action_is_answered_over_the_socket(app: Quart, sign_up) -> None:  # type: ignore[no-untyped-def]
+    me: Person = await sign_up("sam")
+    agent = await make_agent(await Workspace.get(id=me.workspace_id))
+    proposed = ProposedAction(
+        kind="shell.command", fields={"command": "rm -rf build"}, editable=["command"]
+    )
+    interaction_id = new_id("interaction")
+    card = {"id": interaction_id, "type": "approval", "title": "Run it?", "action": proposed.wire()}
+    await append_event(
+        me.workspace_id,
+        "interaction.requested",
+        {"interaction": card},
+        actor=f"agent:{agent.id}",
+    )
+    async with me.client.websocket(path(me), headers=me.headers) as socket:
+        await send(
+            socket,
+            "interaction.respond",
+            {
+                "interactionId": interaction_id,
+                "response": {
+                    "optionId": "approve",
+                    "actionHash": proposed.hash,
+                    "action": {"command": "rm -rf build/tmp"},
+                },
+            },
+        )
+        resolved = (await until(socket, "ack"))["payload"]["result"]
+    assert resolved["status"] == "resolved"
+    assert resolved["response"]["action"]["fields"] == {"command": "rm -rf build/tmp"}
+    assert resolved["response"]["editedFrom"] == proposed.hash
