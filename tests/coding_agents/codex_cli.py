@@ -121,9 +121,10 @@ class AppServer:
     handed to ``next_message``. Use as a context manager: the process is killed at the end.
     """
 
-    def __init__(self, home: Path, cwd: Path) -> None:
+    def __init__(self, home: Path, cwd: Path, extra_env: Mapping[str, str] | None = None) -> None:
         self.home = home
         self.cwd = cwd
+        self.extra_env = extra_env
         self.seen: list[dict[str, Any]] = []
         self.log: list[dict[str, Any]] = []
         self._ids = 0
@@ -138,7 +139,7 @@ class AppServer:
             stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL,
             text=True,
-            env=environment(self.home),
+            env=environment(self.home, self.extra_env),
             cwd=self.cwd,
             start_new_session=True,
         )

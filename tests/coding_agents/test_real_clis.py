@@ -20,6 +20,7 @@ from tests.coding_agents.fake_anthropic import FakeAnthropic, Text, ToolUse
 from tests.coding_agents.fake_openai import ExecCommand, FakeResponses
 from tests.coding_agents.fake_openai import Text as CodexText
 from tests.coding_agents.hub_side import Machine, connected_machine
+from tests.coding_agents.test_codex_lab import approvals_until_turn_ends
 from tests.coding_agents.test_hook_gateway import answer, session_task
 
 pytestmark = pytest.mark.timeout(180)
@@ -212,3 +213,24 @@ async def test_codex_exec_runs_what_the_hub_approves_and_tells_the_model_a_denia
         task = await session_task(machine)
         assert task["title"] == "shop — Codex"
         assert task["status"] == "succeeded"
+
+
+async def test_codex_app_server_takes_the_hubs_answer_and_never_asks_its_client(
+    db: str, tmp_path: Path
+) -> None:
+    codex_cli.require_codex()
+    async with connected_machine(db, tmp_path, cli="codex") as machine:
+        with FakeResponses([ExecCommand("touch from-the-phone.txt"), CodexText("Done.")]) as model:
+            home = codex_cli.codex_home(machine.home / ".codex", model.url)
+            machine.lineup("connect", "codex", "--hub", machine.hub.url)
+            with codex_cli.AppServer(home, machine.project, machine_env(machine)) as server:
+                server.start_turn(
+                    "Make the file", approvalPolicy="on-request", sandbox="workspace-write"
+                )
+                asking = asyncio.create_task(
+                    asyncio.to_thread(approvals_until_turn_ends, server, "decline")
+                )
+                await answered_in_order(machine, [("approve", {})])
+                asked = await asking
+        assert asked == []  # the hub decided: the app-server's client was never asked
+        assert (machine.project / "from-the-phone.txt").exists()
