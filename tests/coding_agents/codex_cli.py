@@ -222,8 +222,17 @@ class Tui:
     The server is killed at the end, with everything in it, so nothing outlives the test.
     """
 
-    def __init__(self, home: Path, cwd: Path, *args: str, width: int = 160, height: int = 50):
+    def __init__(
+        self,
+        home: Path,
+        cwd: Path,
+        *args: str,
+        width: int = 160,
+        height: int = 50,
+        extra_env: Mapping[str, str] | None = None,
+    ):
         self.home = home
+        self.extra_env = dict(extra_env or {})
         self.cwd = cwd
         self.args = args
         self.size = (str(width), str(height))
@@ -239,8 +248,9 @@ class Tui:
         if shutil.which("tmux") is None:
             pytest.skip("tmux is not installed")
         codex = require_codex()
-        env = environment(self.home)
-        exports = " ".join(f"{name}={shlex.quote(env[name])}" for name in ("CODEX_HOME", "PATH"))
+        env = environment(self.home, self.extra_env)
+        names = ("CODEX_HOME", "PATH", *self.extra_env)
+        exports = " ".join(f"{name}={shlex.quote(env[name])}" for name in names)
         # The pane outlives Codex so that a screen read after it quit still shows why.
         command = (
             f"env {exports} {shlex.join([str(codex), *self.args])};"

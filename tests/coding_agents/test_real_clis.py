@@ -20,7 +20,7 @@ from tests.coding_agents.fake_anthropic import FakeAnthropic, Text, ToolUse
 from tests.coding_agents.fake_openai import ExecCommand, FakeResponses
 from tests.coding_agents.fake_openai import Text as CodexText
 from tests.coding_agents.hub_side import Machine, connected_machine
-from tests.coding_agents.test_codex_lab import approvals_until_turn_ends
+from tests.coding_agents.test_codex_lab import DIALOG, TUI_ARGS, approvals_until_turn_ends
 from tests.coding_agents.test_hook_gateway import answer, session_task
 
 pytestmark = pytest.mark.timeout(180)
@@ -234,3 +234,20 @@ async def test_codex_app_server_takes_the_hubs_answer_and_never_asks_its_client(
                 asked = await asking
         assert asked == []  # the hub decided: the app-server's client was never asked
         assert (machine.project / "from-the-phone.txt").exists()
+
+
+async def test_codex_terminal_ui_takes_the_hubs_answer(db: str, tmp_path: Path) -> None:
+    codex_cli.require_codex()
+    async with connected_machine(db, tmp_path, cli="codex") as machine:
+        with FakeResponses([ExecCommand("touch from-the-phone.txt"), CodexText("Done.")]) as model:
+            home = codex_cli.codex_home(machine.home / ".codex", model.url)
+            machine.lineup("connect", "codex", "--hub", machine.hub.url)
+            with codex_cli.Tui(
+                home, machine.project, *TUI_ARGS, extra_env=machine_env(machine)
+            ) as tui:
+                await asyncio.to_thread(tui.wait_for, "Ask Codex")
+                tui.submit("Make the file")
+                await answered_in_order(machine, [("approve", {})])
+                screen = await asyncio.to_thread(tui.wait_for, "Worked for", 60)
+        assert (machine.project / "from-the-phone.txt").exists()
+        assert DIALOG not in screen  # Codex waited on the hub; its own dialog never showed
