@@ -32,6 +32,18 @@ def pytest_report_header() -> str:
     return f"database: {'postgres' if test_postgres_url() else 'sqlite'}"
 
 
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """A test marked ``same_on_every_database`` proves nothing more on PostgreSQL than on
+    SQLite (it uses no database, or drives a CLI whose hub path other tests take on both),
+    so it runs in the SQLite run only."""
+    if not test_postgres_url():
+        return
+    once = pytest.mark.skip(reason="runs in the SQLite run: it is the same on every database")
+    for item in items:
+        if item.get_closest_marker("same_on_every_database"):
+            item.add_marker(once)
+
+
 # pytest-timeout's signal method fails a test once, by raising from SIGALRM, and that is
 # not always the end: the exception can land in another asyncio task or callback, which
 # keeps it, and a teardown after it (closing the loop, which joins its default executor)

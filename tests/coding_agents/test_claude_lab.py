@@ -21,7 +21,7 @@ from tests.coding_agents.claude_cli import (
 )
 from tests.coding_agents.fake_anthropic import FakeAnthropic, Text, ToolUse
 
-pytestmark = pytest.mark.timeout(60)
+pytestmark = [pytest.mark.timeout(60), pytest.mark.same_on_every_database]
 
 Hooked = Callable[..., RecordingHook]
 TOUCH = ToolUse("Bash", {"command": "touch ran.txt", "description": "Create ran.txt"})

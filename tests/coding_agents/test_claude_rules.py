@@ -11,6 +11,8 @@ import pytest
 from hub.coding_agents.claude_bash_rules import bash_matches, split_command, writes_files_unchecked
 from hub.coding_agents.claude_rules import headless_verdict
 
+pytestmark = pytest.mark.same_on_every_database
+
 
 @pytest.fixture
 def machine(tmp_path: Path) -> dict[str, Path]:

@@ -19,6 +19,8 @@ from hub.coding_agents.claude_settings import (
     uninstall,
 )
 
+pytestmark = pytest.mark.same_on_every_database
+
 COMMAND = "'/opt/lineup/.venv/bin/lineup-hook' claude-code --wait 900"
 OTHER_COMMAND = "'/home/ana/new-venv/bin/lineup-hook' claude-code --wait 60"
 

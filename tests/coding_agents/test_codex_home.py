@@ -11,6 +11,8 @@ import pytest
 from hub.coding_agents import codex_home
 from hub.coding_agents.codex_home import CodexHomeError
 
+pytestmark = pytest.mark.same_on_every_database
+
 COMMAND = "/opt/lineup/bin/lineup-hook codex --wait 30"
 
 PERSON_CONFIG = """\

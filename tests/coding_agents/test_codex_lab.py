@@ -18,7 +18,7 @@ from hub.coding_agents import codex_home
 from tests.coding_agents import codex_cli
 from tests.coding_agents.fake_openai import ExecCommand, FakeResponses
 
-pytestmark = pytest.mark.timeout(90)
+pytestmark = [pytest.mark.timeout(90), pytest.mark.same_on_every_database]
 
 DECLINE = "Declined from the phone."
 

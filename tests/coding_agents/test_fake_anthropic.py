@@ -7,8 +7,11 @@ import json
 from typing import Any
 
 import httpx
+import pytest
 
 from tests.coding_agents.fake_anthropic import FakeAnthropic, Text, ToolResult, ToolUse
+
+pytestmark = pytest.mark.same_on_every_database
 
 AGENT_CALL = {"model": "m", "stream": True, "tools": [{"name": "Bash"}], "messages": []}
 TITLE_CALL = {"model": "m", "stream": True, "output_config": {"format": {"type": "json_schema"}}}

@@ -23,7 +23,7 @@ from tests.coding_agents.hub_side import Machine, connected_machine
 from tests.coding_agents.test_codex_lab import DIALOG, TUI_ARGS, approvals_until_turn_ends
 from tests.coding_agents.test_hook_gateway import answer, session_task
 
-pytestmark = pytest.mark.timeout(180)
+pytestmark = [pytest.mark.timeout(180), pytest.mark.same_on_every_database]
 
 
 def touch(name: str) -> ToolUse:
