@@ -30,6 +30,7 @@ ALLOW = "approve"
 ALWAYS = "always"
 DENY = "deny"
 
+MAX_DESCRIPTION_CHARS = 500  # the model's own words on why: a line, not an essay
 CLI_NAMES = {"claude-code": "Claude Code", "codex": "Codex"}
 # The input fields a person may change before approving, per tool (Claude Code only).
 EDITABLE = {
@@ -96,13 +97,11 @@ class ToolCall:
                     summary[name] = self.tool_input[name][:2000]
             return ProposedAction(kind=kind, fields=summary)
 
-    def card(
-        self, card_id: str, expires_at: datetime, agent_text_limit: int = 500
-    ) -> InteractionCard:
+    def card(self, card_id: str, expires_at: datetime) -> InteractionCard:
         risk, why = read_risk(self.tool, self.tool_input, self.project)
         name = CLI_NAMES.get(self.cli, self.cli)
         subject = self._subject()
-        description = str(self.tool_input.get("description") or "")[:agent_text_limit]
+        description = str(self.tool_input.get("description") or "")[:MAX_DESCRIPTION_CHARS]
         impact = why
         if not self.editable:
             impact += f" {name} does not take edits from the hub: answer it as proposed."

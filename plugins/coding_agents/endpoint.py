@@ -27,9 +27,10 @@ from hypercorn.typing import ASGIFramework, ASGIReceiveCallable, ASGISendCallabl
 
 from hub.coding_agents.events import HOOK_EVENTS
 from hub.config import Settings
-from hub.core.errors import HubError, InvalidInput, NotFound, PayloadTooLarge
+from hub.core.errors import Conflict, HubError, InvalidInput, NotFound, PayloadTooLarge
 from hub.host.headers import hardened_send
 from hub.host.loopback_agents import Loopback, LoopbackAgents, bearer, refuse
+from hub.sdk import HubRefused
 from plugins.coding_agents.sessions import GATES, HookSessions
 
 MOUNT = "/hooks"
@@ -79,6 +80,12 @@ class HookEndpoint:
                 output = await self._answer(served, cli, hook, call_id, wait_s, receive)
             except HubError as error:
                 await refuse(send, error)
+                return
+            except HubRefused as refused:
+                # The gateway refused what the event became (the session's task, say): the
+                # client falls back at once, where a 500 would have it retry until its wait
+                # ran out.
+                await refuse(send, Conflict(refused.message, code=refused.code, hint=refused.hint))
                 return
             await _reply(send, 200, output)
 
