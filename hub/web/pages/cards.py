@@ -197,6 +197,16 @@ class CardView:
         return str(reason) if reason else None
 
     @property
+    def closed_as(self) -> str:
+        """The status a closed card's header shows: a withdrawn card is stored as cancelled,
+        but the person reads why it closed ("answered in the terminal"), not "cancelled"."""
+        if self.withdrawal_reason == "answered_in_terminal":
+            return "answered_in_terminal"
+        if self.withdrawal_reason:
+            return "withdrawn"
+        return str(self.status)
+
+    @property
     def withdrawal_note(self) -> str:
         """The agent's own words on the withdrawal, shown as plain text."""
         return str((self.interaction.withdrawal or {}).get("note") or "")

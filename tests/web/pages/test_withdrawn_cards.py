@@ -32,6 +32,9 @@ async def test_answered_in_the_terminal_reads_so_and_leaves_the_inbox(browser) -
     assert 'data-withdrawn="answered_in_terminal"' in html
     assert "&lt;b&gt;allowed&lt;/b&gt;" in html and "<b>allowed</b>" not in html  # plain text
     assert 'data-card-status="cancelled"' in html and "data-card-form" not in html
+    # Its header says why it closed, not "Cancelled" (the status it is stored with).
+    assert 'data-status="answered_in_terminal"' in html
+    assert 'data-status="cancelled"' not in html and "Cancelled" not in html
 
     # Chinese, from the same catalogue the other surfaces use.
     _status, zh = await ada.page(
@@ -45,6 +48,7 @@ async def test_an_agent_that_no_longer_needs_it_says_so_with_its_note(browser) -
     _status, html = await ada.page(ada.w(f"/interactions/{card_id}"))
     assert "The agent withdrew this card; it takes no answer." in html
     assert "Found another way" in html
+    assert 'data-status="withdrawn"' in html and "Cancelled" not in html
 
 
 async def test_an_answer_from_an_open_page_is_refused_and_changes_nothing(browser) -> None:  # type: ignore[no-untyped-def]
