@@ -206,6 +206,7 @@ def _request(hub: str, cli: str, body: bytes, headers: dict[str, str], deadline:
             import ssl
 
             wrapped = socket.socket(fileno=connection.detach())
+            wrapped.settimeout(_left(deadline))  # a new socket object blocks: bound the handshake
             connection = ssl.create_default_context().wrap_socket(wrapped, server_hostname=host)
         head = [f"POST {path} HTTP/1.1", f"Host: {netloc}", "Connection: close"]
         head += [f"{name}: {value}" for name, value in headers.items()]

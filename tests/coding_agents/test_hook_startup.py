@@ -12,6 +12,7 @@ import json
 import os
 import socket
 import subprocess
+import sys
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -86,3 +87,32 @@ def test_a_report_is_posted_on_the_few_modules_the_hook_needs(
     assert "hub.coding_agents.hook_client" in names
     assert not {name.split(".")[0] for name in names} & KEPT_OUT, " ".join(sorted(names))
     assert {name for name in names if name.split(".")[0] in {"hub", "plugins"}} <= OURS
+
+
+def test_a_hub_that_never_answers_the_tls_handshake_holds_the_hook_only_until_its_deadline(
+    tmp_path: Path,
+) -> None:
+    """The socket handed to ``ssl`` must keep the request's deadline: a hub that takes the
+    connection and says nothing would otherwise hold the tool call until the CLI kills it."""
+    server = socket.create_server(("127.0.0.1", 0))
+    try:
+        home = tmp_path / "agent"
+        env = {**os.environ, "LINEUP_AGENT_HOME": str(home)}
+        url = f"https://127.0.0.1:{server.getsockname()[1]}"
+        script = (
+            "import sys\n"
+            "from hub.coding_agents import credentials, hook_client\n"
+            f"credentials.save('claude-code', credentials.Connection({url!r}, 'lc_secret'))\n"
+            "hook_client.REPORT_TIMEOUT_S = 1.0\n"
+            'event = b\'{"hook_event_name": "PostToolUse", "session_id": "s"}\'\n'
+            "out = hook_client.run('claude-code', event, wait_s=1, environ={})\n"
+            "sys.stdout.write(repr(out))\n"
+        )
+        done = subprocess.run(
+            [sys.executable, "-c", script], capture_output=True, text=True, timeout=30, env=env
+        )
+    finally:
+        server.close()
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == "b''"  # the report is dropped, said on stderr
+    assert "not reported to the LineUp hub" in done.stderr
