@@ -5,7 +5,9 @@ stdin, and wait for it to exit. The floor is exactly that with a hook that does 
 (``cat > /dev/null``): what the CLI spends on any hook. The hub's hook (the command
 ``lineup connect`` writes) is measured the same way against a live hub, for
 
-- a report (``PostToolUse``, the event of every tool call that ran), and
+- a report (``PostToolUse``, the event of every tool call that ran),
+- a check (``PreToolUse`` of a call the CLI decides itself, before every tool call): the
+  hub matches it against the workspace's deny rules (ten of them here, none matching), and
 - a decision answered at once (``PermissionRequest``): a person-bot on the client socket
   (as a browser is) approves each card the moment it is pushed, so the figure includes the
   card's way to a person and the answer's way back.
@@ -38,6 +40,20 @@ from hub.testing import HubProcess, TestDatabases, opened, temporary_directory, 
 
 TARGET_MS = 50.0
 REPORTS = 200
+CHECKS = 200
+# What a team might write; none names ``ls``, so every rule is tried.
+DENY_RULES = [
+    "Bash(git push --force:*)",
+    "Bash(git reset --hard:*)",
+    "Bash(terraform apply:*)",
+    "Bash(terraform destroy:*)",
+    "Bash(kubectl delete:*)",
+    "Bash(rm -rf /:*)",
+    "Edit(//etc/**)",
+    "Edit(/deploy/**)",
+    "Read(.env)",
+    "WebFetch",
+]
 DECISIONS = 60
 FLOOR = "cat > /dev/null"
 
@@ -157,6 +173,9 @@ async def _measure(url: str, root: Path) -> dict[str, Any]:
             def report(n: int) -> dict[str, Any]:
                 return event("PostToolUse", n, tool_name="Bash", tool_input={"command": "ls"})
 
+            def check(n: int) -> dict[str, Any]:
+                return event("PreToolUse", n, tool_name="Bash", tool_input={"command": "ls"})
+
             def decision(n: int) -> dict[str, Any]:
                 command_n = {"command": f"touch file-{n}.txt", "description": "bench"}
                 return event("PermissionRequest", n, tool_name="Bash", tool_input=command_n)
@@ -166,6 +185,10 @@ async def _measure(url: str, root: Path) -> dict[str, Any]:
                 await _run_hook(command, report(n), env, project)
             floor = [await _run_hook(FLOOR, report(n), env, project) for n in range(REPORTS)]
             reports = [await _run_hook(command, report(n), env, project) for n in range(REPORTS)]
+            await http.put(
+                f"/api/v1/workspaces/{workspace.id}/coding-agent-rules", json={"deny": DENY_RULES}
+            )
+            checks = [await _run_hook(command, check(n), env, project) for n in range(CHECKS)]
             stop = asyncio.Event()
             approver = asyncio.create_task(_approver(hub.url, token, workspace.id, stop))
             try:
@@ -181,9 +204,10 @@ async def _measure(url: str, root: Path) -> dict[str, Any]:
         "backend": "postgres" if url.startswith("postgres") else "sqlite",
         "floor_ms": summary(floor),
         "report_ms": summary(reports),
+        "check_ms": summary(checks),
         "decision_ms": summary(decisions),
     }
-    for name in ("report", "decision"):
+    for name in ("report", "check", "decision"):
         added = result[f"{name}_ms"]["p95"] - result["floor_ms"]["p95"]
         result[f"{name}_added_p95_ms"] = round(added, 1)
         result[f"{name}_meets_target"] = added <= TARGET_MS
@@ -195,7 +219,8 @@ def main() -> int:
     print(
         f"hooks ({result['backend']}): floor p95 {result['floor_ms']['p95']:.1f} ms; "
         f"report p95 {result['report_ms']['p95']:.1f} ms "
-        f"(+{result['report_added_p95_ms']} ms); decision answered at once p95 "
+        f"(+{result['report_added_p95_ms']} ms); check p95 {result['check_ms']['p95']:.1f} ms "
+        f"(+{result['check_added_p95_ms']} ms); decision answered at once p95 "
         f"{result['decision_ms']['p95']:.1f} ms (+{result['decision_added_p95_ms']} ms); "
         f"target +{TARGET_MS:.0f} ms"
     )

@@ -7,18 +7,19 @@ tool call, so it imports only the standard library and asks the hub only when th
 something to report or to decide:
 
 - Claude Code in its terminal UI asks about a call through ``PermissionRequest``, while its
-  own dialog shows: the hook asks the hub, and the first answer wins. ``PreToolUse`` there
-  says nothing.
+  own dialog shows: the hook asks the hub, and the first answer wins.
 - Claude Code headless (``claude -p``, its SDKs) shows no dialog and never sends
   ``PermissionRequest``: ``PreToolUse`` asks the hub about the calls Claude Code would
-  refuse or ask about (``hub.coding_agents.claude_rules``); the rest go on untouched.
-- Codex asks through ``PermissionRequest``; its ``PreToolUse`` can only deny, and is not
-  sent.
+  refuse or ask about (``hub.coding_agents.claude_rules``).
+- Codex asks through ``PermissionRequest``; its ``PreToolUse`` can only deny.
+- Every other ``PreToolUse`` is only checked against the workspace's deny rules
+  (``Lineup-Hook-Mode: check``): the hub refuses the call, or says nothing at once.
 
 The hub unreachable never allows anything. A call Claude Code's dialog is asking about is
 left to the dialog; a headless call, or any Codex call (whose fallback is a model's own
-review), is denied. Either way the reason goes to stderr. Reports that cannot be delivered
-are dropped with a line on stderr: the CLI is never held up for them.
+review), is denied. Either way the reason goes to stderr. Reports and checks that cannot be
+delivered are dropped with a line on stderr: the CLI is never held up for them, and a call
+it would ask about is asked about again at ``PermissionRequest``.
 
 A request cut off after the hub took it (the hub restarting, say) is sent again with the
 same call id until the wait is over, and finds the same card: an answer given meanwhile
@@ -85,13 +86,12 @@ def run(cli: str, event: bytes, *, wait_s: int, environ: Any) -> bytes:
     if name is None:
         name = str(_parsed(event).get("hook_event_name") or "")
     gate = is_gate(cli, name, event, environ)
-    if name == "PreToolUse" and not gate:
-        return b""
     connection = credentials.load(cli)
     try:
         if connection is None:
             raise Unreachable(f"this machine is not connected; run `lineup connect {cli}`")
-        return post(connection, cli, event, wait_s=wait_s, gate=gate)
+        check = name == "PreToolUse" and not gate
+        return post(connection, cli, event, wait_s=wait_s, gate=gate, check=check)
     except Unreachable as problem:
         return fallback(cli, name, gate, str(problem))
 
@@ -127,7 +127,8 @@ def headless(environ: Any) -> bool:
 def fallback(cli: str, name: str, gate: bool, problem: str) -> bytes:
     """What the hook says when the hub did not answer: never an allow."""
     if not gate:
-        print(f"lineup-hook: not reported to the LineUp hub: {problem}", file=sys.stderr)
+        what = "checked against the workspace's rules in" if name == "PreToolUse" else "reported to"
+        print(f"lineup-hook: not {what} the LineUp hub: {problem}", file=sys.stderr)
         return b""
     if cli == "claude-code" and name == "PermissionRequest":
         print(
@@ -160,14 +161,19 @@ def post(
     *,
     wait_s: int,
     gate: bool,
+    check: bool = False,
 ) -> bytes:
-    """POST the event; a gate's request lost after the hub took it is sent again."""
+    """POST the event; a gate's request lost after the hub took it is sent again.
+
+    ``check``: a call the hub only checks against the workspace's deny rules."""
     headers = {
         "Authorization": f"Bearer {connection.credential}",
         "Content-Type": "application/json",
         "Lineup-Hook-Call": new_ulid(),
         "Lineup-Hook-Wait": str(wait_s),
     }
+    if check:
+        headers["Lineup-Hook-Mode"] = "check"
     deadline = time.monotonic() + (wait_s + 30 if gate else REPORT_TIMEOUT_S)
     taken = False  # the hub has had the event: keep trying, it may hold a card for it
     while True:

@@ -4,7 +4,9 @@ The hook client on the agent's machine (``lineup-hook``, ``hub.coding_agents.hoo
 each event's JSON as the CLI gave it, with the agent's credential as a bearer token, the
 call's id (``Lineup-Hook-Call``, a ULID; the same on a retry) and how long it may wait for
 a person (``Lineup-Hook-Wait``, seconds: the card expires then, before the CLI's own
-timeout). The answer's body is the hook's output, JSON for the client to print as it is
+timeout). A ``PreToolUse`` the CLI will ask about itself if it must (``Lineup-Hook-Mode:
+check``) is only checked against the workspace's deny rules: refused, or let go on at
+once. The answer's body is the hook's output, JSON for the client to print as it is
 (empty when the hook has nothing to say), so the client never parses it. A request for a
 decision stays open until someone decides; if the client goes away meanwhile (its CLI
 killed it at the hook's timeout, or quit), the card is withdrawn.
@@ -72,12 +74,13 @@ class HookEndpoint:
                 served = await stack.enter_async_context(self.agents.using(credential))
                 cli = _cli_of(scope)
                 call_id, wait_s = _call_of(scope)
+                ask = _asks(scope)
                 hook = await _hook_event(receive)
             except HubError as error:
                 await refuse(send, error)
                 return
             try:
-                output = await self._answer(served, cli, hook, call_id, wait_s, receive)
+                output = await self._answer(served, cli, hook, call_id, wait_s, ask, receive)
             except HubError as error:
                 await refuse(send, error)
                 return
@@ -96,10 +99,13 @@ class HookEndpoint:
         hook: dict[str, Any],
         call_id: str,
         wait_s: float,
+        ask: bool,
         receive: ASGIReceiveCallable,
     ) -> dict[str, Any] | None:
-        handling = asyncio.ensure_future(served.attached.handle(cli, hook, call_id, wait_s))
-        if hook["hook_event_name"] not in GATES:
+        handling = asyncio.ensure_future(
+            served.attached.handle(cli, hook, call_id, wait_s, ask=ask)
+        )
+        if hook["hook_event_name"] not in GATES or not ask:
             return await handling
         # A decision may wait long: if the hook goes away first (killed by its CLI), the
         # card it asked must not stay open. (An answer at Claude Code's own prompt leaves
@@ -164,6 +170,19 @@ def _call_of(scope: Scope) -> tuple[str, float]:
             hint="Run `lineup connect` again to write a valid hook command.",
         )
     return call_id, wait_s
+
+
+def _asks(scope: Scope) -> bool:
+    """Whether a call may become a card (``ask``, the default) or is only checked."""
+    mode = _header(scope, b"lineup-hook-mode") or "ask"
+    if mode not in ("ask", "check"):
+        raise InvalidInput(
+            f"Lineup-Hook-Mode must be ask or check, not {mode[:40]!r}.",
+            code="invalid_hook_call",
+            hint="Leave the header out to ask a person; send check to apply only the "
+            "workspace's deny rules.",
+        )
+    return mode == "ask"
 
 
 async def _hook_event(receive: ASGIReceiveCallable) -> dict[str, Any]:

@@ -26,10 +26,12 @@ from datetime import timedelta
 from typing import Any
 
 from hub.coding_agents.events import GATE_EVENTS
+from hub.core.approvals.coding_agent_rules import deny_rules
 from hub.protocol.clock import utcnow
 from hub.protocol.lap import WithdrawalReason
 from hub.sdk import Agent, Downlink, HubRefused, Resolution
 from plugins.coding_agents.cards import CLI_NAMES, ToolCall, answer_output, deny_output
+from plugins.coding_agents.workspace_rules import denying_rule
 
 logger = logging.getLogger(__name__)
 
@@ -70,14 +72,22 @@ class HookSessions:
         agent.on("task.cancel_requested")(self._task_cancelled)
 
     async def handle(
-        self, cli: str, hook: dict[str, Any], call_id: str, wait_s: float
+        self, cli: str, hook: dict[str, Any], call_id: str, wait_s: float, *, ask: bool = True
     ) -> dict[str, Any] | None:
-        """The hook's output for one event (None: nothing to say, the CLI goes on)."""
+        """The hook's output for one event (None: nothing to say, the CLI goes on).
+
+        A call (``PreToolUse``, ``PermissionRequest``) is checked against the workspace's
+        deny rules, then, if ``ask``, asked about; without ``ask`` it is only checked (a
+        call the CLI will ask about itself if it must, or run)."""
         event = str(hook.get("hook_event_name") or "")
         session = str(hook.get("session_id") or "")
         task_id = await self._task(cli, session, hook)
         if event in GATES:
-            return await self._gate(cli, session, task_id, hook, call_id, wait_s)
+            call = ToolCall.from_hook(cli, hook)
+            refused = await self._refused_by_rule(task_id, call_id, call)
+            if refused is not None or not ask:
+                return refused
+            return await self._gate(session, task_id, call, call_id, wait_s)
         if event == "Withdraw":
             await self._withdraw(derived_id("int", self._who(), call_id), "answered_in_terminal")
             return None
@@ -172,16 +182,33 @@ class HookSessions:
 
     # --- asking a person ------------------------------------------------------------------
 
+    async def _refused_by_rule(
+        self, task_id: str, call_id: str, call: ToolCall
+    ) -> dict[str, Any] | None:
+        """A denial when one of the workspace's rules names the call, noted on the task."""
+        rule = denying_rule(await deny_rules(self.agent.workspace_id or ""), call)
+        if rule is None:
+            return None
+        await self._report(
+            task_id,
+            call_id,
+            "running",
+            summary=f"Refused by the workspace rule {rule}: {_described(call)}",
+        )
+        return deny_output(
+            call,
+            f"Not allowed: the workspace's rule {rule} in the LineUp hub forbids this call, "
+            "and no one can approve it. Do it another way, or tell the person.",
+        )
+
     async def _gate(
         self,
-        cli: str,
         session: str,
         task_id: str,
-        hook: dict[str, Any],
+        call: ToolCall,
         call_id: str,
         wait_s: float,
     ) -> dict[str, Any]:
-        call = ToolCall.from_hook(cli, hook)
         if task_id in self._cancelled:
             return deny_output(call, CANCELLED_REASON)
         card_id = derived_id("int", self._who(), call_id)
@@ -250,10 +277,22 @@ class HookSessions:
 
 
 def _ran(call: ToolCall) -> str:
-    command = call.tool_input.get("command") or call.tool_input.get("cmd")
+    described = _described(call)
+    if _command(call):
+        return f"Ran {described}"
+    return described if described != call.tool else f"Used {call.tool}"
+
+
+def _described(call: ToolCall) -> str:
+    """The call in a line: the tool, then its command or the file it works on."""
+    command = _command(call)
     if command:
-        return f"Ran {call.tool}: {' '.join(str(command).split())}"[:2000]
+        return f"{call.tool}: {' '.join(command.split())}"[:1900]
     path = call.tool_input.get("file_path") or call.tool_input.get("notebook_path")
     if path:
-        return f"{call.tool} {path}"[:2000]
-    return f"Used {call.tool}"
+        return f"{call.tool} {path}"[:1900]
+    return call.tool
+
+
+def _command(call: ToolCall) -> str:
+    return str(call.tool_input.get("command") or call.tool_input.get("cmd") or "")

@@ -254,3 +254,78 @@ async def test_cancelling_the_session_task_denies_what_it_asks(machine: Machine)
     again = later.output["hookSpecificOutput"]["decision"]  # type: ignore[index]
     assert again["behavior"] == "deny"
     assert "cancelled this session's task" in again["message"]
+
+
+# --- the workspace's deny rules -----------------------------------------------------------
+
+NEVER = ["Bash(git push --force:*)", "Edit(//etc/**)"]
+
+
+async def test_a_workspace_rule_refuses_a_call_before_anyone_is_asked(machine: Machine) -> None:
+    await machine.hub.api("PUT", "/coding-agent-rules", {"deny": NEVER})
+    # In the terminal UI, PreToolUse is only checked: refused here, Claude Code never asks.
+    line = "git status && git push --force origin main"
+    refused = await machine.hook(bash(machine, line, "PreToolUse", tool_use_id="t1"), **TERMINAL)
+    decision = refused.output["hookSpecificOutput"]  # type: ignore[index]
+    assert decision["permissionDecision"] == "deny"
+    assert "rule Bash(git push --force:*)" in decision["permissionDecisionReason"]
+    # A call no rule names goes on with nothing said, and nothing asked.
+    fine = await machine.hook(bash(machine, "git push origin main", "PreToolUse"), **TERMINAL)
+    assert fine.output is None
+    assert fine.stderr == ""
+    # Headless, a call that would be asked about is refused by the rule, with no card.
+    write = machine.event(
+        "PreToolUse", tool_name="Write", tool_input={"file_path": "/etc/hosts", "content": "x"}
+    )
+    headless = await machine.hook(write, **HEADLESS)
+    assert headless.output["hookSpecificOutput"]["permissionDecision"] == "deny"  # type: ignore[index]
+    # And so is a PermissionRequest the terminal's dialog would show.
+    asked = await machine.hook(bash(machine, "git push --force origin dev"), **TERMINAL)
+    assert asked.output["hookSpecificOutput"]["decision"]["behavior"] == "deny"  # type: ignore[index]
+    assert (await machine.hub.api("GET", "/inbox"))["waitingForMe"] == []
+    task = await session_task(machine)
+    assert task["summary"] == (
+        "Refused by the workspace rule Bash(git push --force:*): Bash: git push --force origin dev"
+    )
+
+
+async def test_codex_pre_tool_use_applies_the_rules_and_nothing_else(
+    db: str, tmp_path: Path
+) -> None:
+    async with connected_machine(db, tmp_path, cli="codex") as codex:
+        await codex.hub.api("PUT", "/coding-agent-rules", {"deny": ["Bash(terraform apply:*)"]})
+
+        def pre(command: str, call: str) -> dict[str, Any]:
+            return codex.event(
+                "PreToolUse", tool_name="Bash", tool_input={"command": command}, tool_use_id=call
+            )
+
+        refused = await codex.hook(pre("terraform apply -auto-approve", "call_1"), cli="codex")
+        decision = refused.output["hookSpecificOutput"]  # type: ignore[index]
+        assert decision["hookEventName"] == "PreToolUse"
+        assert decision["permissionDecision"] == "deny"
+        assert "terraform apply" in decision["permissionDecisionReason"]
+        # Anything else is Codex's to ask about (PermissionRequest): nothing said here.
+        other = await codex.hook(pre("touch ran.txt", "call_2"), cli="codex")
+        assert other.output is None
+        assert (await codex.hub.api("GET", "/inbox"))["waitingForMe"] == []
+        # The hub down: the check is skipped with a line on stderr, and Codex asks as usual
+        # (its PermissionRequest then finds the hub down, and denies).
+        await asyncio.to_thread(codex.hub.process.stop)
+        down = await codex.hook(pre("terraform apply", "call_3"), cli="codex")
+        assert down.output is None
+        assert "not checked against the workspace's rules" in down.stderr
+
+
+async def test_the_rules_are_the_owners_to_change_and_a_bad_one_changes_nothing(
+    machine: Machine,
+) -> None:
+    kept = await machine.hub.api("PUT", "/coding-agent-rules", {"deny": [*NEVER, "", NEVER[0]]})
+    assert kept == {"deny": NEVER}
+    for bad, code in (("Edit(~/.ssh/**)", "invalid_rule"), ("(oops", "invalid_rule")):
+        with pytest.raises(AssertionError, match=f"422.*{code}"):
+            await machine.hub.api("PUT", "/coding-agent-rules", {"deny": [NEVER[0], bad]})
+    with pytest.raises(AssertionError, match=r"422.*too_many_rules"):
+        many = [f"Bash(deploy-{n}:*)" for n in range(201)]
+        await machine.hub.api("PUT", "/coding-agent-rules", {"deny": many})
+    assert await machine.hub.api("GET", "/coding-agent-rules") == {"deny": NEVER}

@@ -215,6 +215,35 @@ async def test_codex_exec_runs_what_the_hub_approves_and_tells_the_model_a_denia
         assert task["status"] == "succeeded"
 
 
+async def test_codex_exec_is_refused_what_a_workspace_rule_forbids_with_no_one_asked(
+    db: str, tmp_path: Path
+) -> None:
+    codex_cli.require_codex()
+    async with connected_machine(db, tmp_path, cli="codex") as machine:
+        await machine.hub.api("PUT", "/coding-agent-rules", {"deny": ["Bash(touch forbidden.txt)"]})
+        script = [ExecCommand("touch forbidden.txt"), CodexText("Done.")]
+        with FakeResponses(script) as model:
+            home = codex_cli.codex_home(machine.home / ".codex", model.url)
+            machine.lineup("connect", "codex", "--hub", machine.hub.url)
+            done = await asyncio.to_thread(
+                codex_cli.run_exec,
+                "Make the file",
+                machine.project,
+                home,
+                timeout=150,
+                extra_env=machine_env(machine),
+            )
+            outputs = [text for _, text in model.function_outputs()]
+            reviewed = len(model.reviewer_requests)
+        assert done.returncode == 0, done.stderr
+        assert not (machine.project / "forbidden.txt").exists()
+        assert any("Bash(touch forbidden.txt)" in text for text in outputs)
+        assert reviewed == 0
+        task = await session_task(machine)
+        assert task["interactions"] == []  # refused by the rule: no one was asked
+        assert "Refused by the workspace rule Bash(touch forbidden.txt)" in str(task["timeline"])
+
+
 async def test_codex_app_server_takes_the_hubs_answer_and_never_asks_its_client(
     db: str, tmp_path: Path
 ) -> None:

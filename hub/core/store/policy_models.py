@@ -7,7 +7,8 @@ the ``interaction.requested`` event, so editing a rule later never changes a car
 asked, and replaying the log gives the same cards.
 
 ``ApprovalSettings`` holds the workspace's limits on any policy, a rule's or an agent's:
-on which risks a card's expiry may approve it.
+on which risks a card's expiry may approve it. ``CodingAgentRules`` holds the calls its
+coding agents may never make, whoever would approve them.
 """
 
 from __future__ import annotations
@@ -54,3 +55,24 @@ class ApprovalSettings(Model):
 
     class Meta:
         table = "approval_settings"
+
+
+class CodingAgentRules(Model):
+    """The tool calls the workspace's coding agents may never make, whoever would approve.
+
+    Rules in Claude Code's syntax (``Bash(git push --force:*)``), for Claude Code and Codex.
+
+    No row means no rules. Matched by the coding agents' hook gateway on every call the
+    agent is about to make (``plugins.coding_agents``)."""
+
+    id = fields.IntField(primary_key=True)
+    workspace: fields.OneToOneRelation[Any] = fields.OneToOneField(
+        "models.Workspace", related_name="coding_agent_rules", on_delete=fields.CASCADE
+    )
+    workspace_id: str
+    deny: list[str] = fields.JSONField(default=list)
+    updated_by = fields.CharField(max_length=100)
+    updated_at = fields.DatetimeField()
+
+    class Meta:
+        table = "coding_agent_rules"

@@ -16,6 +16,7 @@ from hub.web.api import (
     audit,
     auth,
     channel_links,
+    coding_agent_rules,
     conversations,
     decisions,
     events,
@@ -44,6 +45,7 @@ BLUEPRINTS = (
     channel_links.blueprint,
     remote_agents.blueprint,
     policy_rules.blueprint,
+    coding_agent_rules.blueprint,
     audit.blueprint,
     members.blueprint,
 )

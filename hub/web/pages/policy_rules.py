@@ -1,5 +1,6 @@
 """The Settings page's approval-policy rules: the workspace's owners add and delete them,
-and choose on which risks a card's expiry may approve it.
+choose on which risks a card's expiry may approve it, and write the calls the workspace's
+coding agents may never make.
 
 The form is the API's ``POST /policy-rules`` in HTML: people are typed as emails separated
 by commas, delays in seconds. The core checks everything (``hub.core.approvals.policies``); a bad
@@ -12,6 +13,7 @@ from typing import Any
 
 from quart import Blueprint, flash, redirect, request, url_for
 
+from hub.core.approvals.coding_agent_rules import update_deny_rules
 from hub.core.approvals.expiry_approval import update_approve_on_expiry
 from hub.core.approvals.rules import create_rule, delete_rule
 from hub.core.errors import Forbidden, HubError
@@ -106,3 +108,24 @@ async def change_settings(workspace_id: str) -> Any:
     except HubError as error:
         await flash(f"{error.message} ({error.code})")
     return redirect(url_for("pages.settings.show", workspace_id=workspace_id) + "#policy-title")
+
+
+@blueprint.post("/w/<workspace_id>/settings/coding-agent-rules")
+@login_required
+async def change_coding_agent_rules(workspace_id: str) -> Any:
+    """The API's ``PUT /coding-agent-rules`` in HTML: one rule per line."""
+    text = str((await request.form).get("deny", ""))
+    try:
+        actor = await _owner_actor(workspace_id)
+        await update_deny_rules(workspace_id, text.splitlines(), by=actor, now=utcnow())
+    except HubError as error:
+        return await render_settings(
+            workspace_id,
+            status=error.status,
+            coding_rules_error=error.to_dict(),
+            coding_rules_text=text,
+        )
+    await flash(_("Rules for coding agents saved."))
+    return redirect(
+        url_for("pages.settings.show", workspace_id=workspace_id) + "#coding-agents-title"
+    )

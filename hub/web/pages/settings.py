@@ -13,6 +13,7 @@ from typing import Any
 
 from quart import Blueprint, flash, redirect, render_template, request, session, url_for
 
+from hub.core.approvals.coding_agent_rules import deny_rules
 from hub.core.approvals.expiry_approval import approve_on_expiry
 from hub.core.approvals.rules import list_rules, rule_view
 from hub.core.errors import HubError
@@ -59,6 +60,7 @@ async def policy_rules_context(workspace_id: str, user_id: str) -> dict[str, Any
         ],
         "may_change": role == Role.OWNER,
         "approve_on_expiry": await approve_on_expiry(workspace_id),
+        "coding_agent_deny": await deny_rules(workspace_id),
     }
 
 
@@ -164,6 +166,8 @@ async def render_settings(
     new_token: dict[str, str] | None = None,
     rule_error: dict[str, Any] | None = None,
     rule_form: dict[str, Any] | None = None,
+    coding_rules_error: dict[str, Any] | None = None,
+    coding_rules_text: str | None = None,
 ) -> Any:
     user = await current_user()
     assert user is not None
@@ -183,6 +187,8 @@ async def render_settings(
         policy_rules=await policy_rules_context(frame.workspace.id, user.id),
         rule_error=rule_error,
         rule_form=rule_form or {},
+        coding_rules_error=coding_rules_error,
+        coding_rules_text=coding_rules_text,
         no_refresh=True,
     )
     return html, status
