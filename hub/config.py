@@ -136,6 +136,14 @@ class Settings(BaseSettings):
         "processes on one database, a row whose worker died or fell behind is taken over "
         "after this long; keep it above the longest one delivery can take (SMTP: 15 s).",
     )
+    notify_after_s: float = Field(
+        2.0,
+        ge=0,
+        le=300,
+        description="Seconds a new card waits before it goes out by email, Telegram and the "
+        "other outbox surfaces. A card answered sooner (in the terminal, on a page already "
+        "open) sends nothing: the person has seen it.",
+    )
     outbound_allow_private: bool = Field(
         False,
         description="Let outbound calls (A2A, webhooks) reach loopback and private addresses.",

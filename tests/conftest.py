@@ -27,6 +27,11 @@ from hub.testing import (
 if TYPE_CHECKING:
     from tests.channels.peers import BotApiPeer, SmtpPeer
 
+# A new card goes out by email and Telegram at once in the tests (the hub holds it two
+# seconds by default, in case it is answered where it was seen): waiting that long in each
+# notification test would add minutes. ``tests/channels/test_card_hold.py`` runs the hold.
+os.environ.setdefault("LINEUP_NOTIFY_AFTER_S", "0")
+
 
 def pytest_report_header() -> str:
     return f"database: {'postgres' if test_postgres_url() else 'sqlite'}"

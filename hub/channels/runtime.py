@@ -22,6 +22,7 @@ import contextlib
 import logging
 import weakref
 from collections.abc import AsyncGenerator
+from datetime import timedelta
 from typing import Any
 
 from quart import Quart
@@ -92,7 +93,12 @@ class ChannelRuntime:
         global _LISTENING
         for name, channel in self.channels.items():
             declare_surface(
-                Surface(name, defaults=channel.default_events, needs_account=channel.needs_account)
+                Surface(
+                    name,
+                    defaults=channel.default_events,
+                    needs_account=channel.needs_account,
+                    card_after=timedelta(seconds=self.settings.notify_after_s),
+                )
             )
             self._starting.append(asyncio.create_task(self._start_channel(name, channel)))
         _RUNNING.add(self)

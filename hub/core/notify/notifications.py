@@ -206,8 +206,11 @@ async def _enqueue(
                 continue
             if surface.needs_account and surface.name not in linked:
                 continue
+            # A card answered within moments (at the terminal, on a page already open) is
+            # not news: it waits a little, and is skipped once decided.
+            held = max(due, event.recorded_at + surface.card_after) if interaction_id else due
             rows.append(
-                _row(event, kind, user_id, surface.name, f"{kind}:{subject}:{user_id}", due)
+                _row(event, kind, user_id, surface.name, f"{kind}:{subject}:{user_id}", held)
             )
             rows[-1].interaction_id, rows[-1].task_id = interaction_id, task_id or event.task_id
     await _insert_new(rows, connection)

@@ -36,12 +36,15 @@ class Surface:
     ``needs_account``: only people who linked an account there (Telegram) can be reached.
     ``outbox``: notifications for it are rows for the outbox worker; ``web`` is live instead
     (the browser shows what arrives over its socket) and only consults the preferences.
+    ``card_after``: how long a new card waits before it is sent here; one decided meanwhile
+    is not sent at all (the person answered where they already were).
     """
 
     name: str
     defaults: frozenset[str] = frozenset(EVENTS)
     needs_account: bool = False
     outbox: bool = True
+    card_after: timedelta = timedelta(0)
 
 
 _SURFACES: dict[str, Surface] = {"web": Surface("web", outbox=False)}
