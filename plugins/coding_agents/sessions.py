@@ -9,8 +9,11 @@ task (``plugins.coding_agents.cards``), answered on any surface.
 Every id is derived from the hook call (the client makes a ULID per call, and sends the
 same one when it tries again) or from the session, so a call repeated after a lost
 connection or a hub restart is the same report or waits on the same card, never a second
-one. Nothing here is stored but what the SDK agent keeps: which sessions' tasks exist is
-remembered only to save a round trip, and asking again after a restart costs one.
+one. A session resumed after it ended (``claude --resume``, ``codex resume``: the same
+``session_id``, a new ``SessionStart``) is a new task, the session's next one: its ids are
+derived from the session and that count, which the task table tells. Nothing here is
+stored but what the SDK agent keeps: which sessions' tasks exist is remembered only to
+save a round trip, and asking again after a restart costs one.
 """
 
 from __future__ import annotations
@@ -27,6 +30,8 @@ from typing import Any
 
 from hub.coding_agents.events import GATE_EVENTS
 from hub.core.approvals.coding_agent_rules import deny_rules
+from hub.core.store.models import Task
+from hub.core.task_states import TERMINAL_STATUSES
 from hub.protocol.clock import utcnow
 from hub.protocol.lap import WithdrawalReason
 from hub.sdk import Agent, Downlink, HubRefused, Resolution
@@ -120,28 +125,36 @@ class HookSessions:
         return self.agent.agent_id or ""
 
     async def _task(self, cli: str, session: str, hook: dict[str, Any]) -> str:
+        starting = hook.get("hook_event_name") == "SessionStart"
         known = self._tasks.get(session)
-        if known is not None:
+        if known is not None and not starting:
             return known
-        task_id = derived_id("task", self._who(), session)
+        run, status = await self._latest_run(session)
+        if status is not None and not (starting and status in TERMINAL_STATUSES):
+            self._tasks[session] = self._task_id(session, run)
+            return self._tasks[session]
+        if status is not None:  # the session ended, and is resumed: its next task
+            run += 1
+        task_id = self._task_id(session, run)
         project = str(hook.get("cwd") or "")
         folder = os.path.basename(project.rstrip("/")) or project or "a project"
         name = CLI_NAMES.get(cli, cli)
+        resumed = f" (resumed, part {run})" if run > 1 else ""
         await self.agent.send(
             "task.created",
             {
                 "taskId": task_id,
                 "title": f"{folder} — {name}"[:500],
-                "description": f"{name} session {session} in {project}."[:10_000],
+                "description": f"{name} session {session} in {project}{resumed}."[:10_000],
             },
-            envelope_id=derived_id("evt", self._who(), session, "created"),
+            envelope_id=derived_id("evt", self._who(), *self._run_of(session, run), "created"),
         )
         try:
             await self.agent.send(
                 "task.accepted",
                 {"taskId": task_id},
                 task_id=task_id,
-                envelope_id=derived_id("evt", self._who(), session, "accepted"),
+                envelope_id=derived_id("evt", self._who(), *self._run_of(session, run), "accepted"),
             )
         except HubRefused as refused:
             # Already running or ended (a session resumed after the hub forgot it): the
@@ -149,6 +162,27 @@ class HookSessions:
             logger.debug("task %s not accepted again: %s", task_id, refused.code)
         self._tasks[session] = task_id
         return task_id
+
+    def _run_of(self, session: str, run: int) -> tuple[str, ...]:
+        # The first run's ids are the session's alone, as they were before resumes counted.
+        return (session,) if run == 1 else (session, f"run {run}")
+
+    def _task_id(self, session: str, run: int) -> str:
+        return derived_id("task", self._who(), *self._run_of(session, run))
+
+    async def _latest_run(self, session: str) -> tuple[int, str | None]:
+        """The session's last run that has a task, and that task's status (None: none yet)."""
+        run, status = 1, None
+        while run < 1000:
+            found = await (
+                Task.filter(id=self._task_id(session, run), workspace_id=self.agent.workspace_id)
+                .first()
+                .values_list("status", flat=True)
+            )
+            if found is None:
+                return (run - 1, status) if status is not None else (1, None)
+            run, status = run + 1, str(found)
+        return run - 1, status
 
     async def _report(self, task_id: str, call_id: str, status: str, *, summary: str) -> None:
         try:

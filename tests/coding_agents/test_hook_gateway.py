@@ -221,6 +221,29 @@ async def test_a_card_waits_through_a_hub_restart(machine: Machine) -> None:
     assert len(task["interactions"]) == 1  # the same card, not a second one
 
 
+async def test_a_session_resumed_after_it_ended_is_its_next_task(machine: Machine) -> None:
+    await machine.hook(machine.event("SessionStart", source="startup"))
+    await machine.hook(machine.event("SessionEnd", reason="prompt_input_exit"))
+    # The hub restarts meanwhile: what the session's runs are is read from the tasks.
+    await asyncio.to_thread(machine.hub.process.stop)
+    await asyncio.to_thread(machine.hub.process.start)
+    await machine.hook(machine.event("SessionStart", source="resume"))
+    waiting = await machine.start_hook(bash(machine, "make deploy"), **TERMINAL)
+    card = await machine.pending_card("make deploy")
+    await answer(machine, card, "approve")
+    run = await finished(waiting)
+    assert run.output["hookSpecificOutput"]["decision"] == {"behavior": "allow"}  # type: ignore[index]
+    tasks = (await machine.hub.api("GET", "/tasks"))["tasks"]
+    ours = sorted(
+        (t["status"], t["title"]) for t in tasks if t["targetAgentId"] == machine.agent_id
+    )
+    assert ours == [("running", "shop — Claude Code"), ("succeeded", "shop — Claude Code")]
+    # A compaction inside the running session is not a new task.
+    await machine.hook(machine.event("SessionStart", source="compact"))
+    tasks = (await machine.hub.api("GET", "/tasks"))["tasks"]
+    assert len([t for t in tasks if t["targetAgentId"] == machine.agent_id]) == 2
+
+
 async def test_codex_cards_say_they_take_no_edits(db: str, tmp_path: Path) -> None:
     async with connected_machine(db, tmp_path, cli="codex") as codex:
         event = codex.event(
