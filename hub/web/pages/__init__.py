@@ -22,6 +22,8 @@ from hub.web.pages import (
     interactions,
     members,
     policy_rules,
+    push_devices,
+    pwa,
     remote_agents,
     session,
     settings,
@@ -41,6 +43,8 @@ for area in (
     settings,
     members,
     policy_rules,
+    push_devices,
+    pwa,
 ):
     pages.register_blueprint(area.blueprint)
 

@@ -23,6 +23,7 @@ from hub.core.store.models import ApiToken, Membership, Role, User
 from hub.host.client_address import client_address
 from hub.web.pages.i18n import LANGUAGES, time_zone_names, valid_time_zone
 from hub.web.pages.i18n import gettext as _
+from hub.web.pages.push_devices import push_context
 from hub.web.pages.session import current_user, login_required
 from hub.web.pages.workspace import frame_for
 
@@ -185,6 +186,7 @@ async def render_settings(
         new_token=new_token,
         error=error,
         policy_rules=await policy_rules_context(frame.workspace.id, user.id),
+        push=await push_context(user.id),
         rule_error=rule_error,
         rule_form=rule_form or {},
         coding_rules_error=coding_rules_error,

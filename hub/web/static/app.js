@@ -190,10 +190,72 @@ function setupNotifications(root) {
   });
 }
 
+// Push (Settings → Push notifications): this browser subscribes with the hub's key and
+// hands the subscription to the hub; the service worker shows what arrives.
+function base64UrlBytes(text) {
+  const padded = (text + "===".slice((text.length + 3) % 4)).replace(/-/g, "+").replace(/_/g, "/");
+  return Uint8Array.from(atob(padded), (c) => c.charCodeAt(0));
+}
+
+async function turnPushOn(section, state) {
+  if ((await Notification.requestPermission()) !== "granted") {
+    state.textContent = LineUp.t("pushBlocked");
+    return;
+  }
+  try {
+    const registration = await navigator.serviceWorker.ready;
+    const key = await fetch(section.dataset.publicKeyUrl, { credentials: "same-origin" }).then((r) => r.json());
+    const subscription =
+      (await registration.pushManager.getSubscription()) ||
+      (await registration.pushManager.subscribe({
+        userVisibleOnly: true,
+        applicationServerKey: base64UrlBytes(key.publicKey),
+      }));
+    const device = section.querySelector("[data-push-device]");
+    const sent = await fetch(section.dataset.subscriptionsUrl, {
+      method: "POST",
+      credentials: "same-origin",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({ ...subscription.toJSON(), device: device ? device.value : "" }),
+    });
+    if (!sent.ok) throw new Error((await sent.json()).error.message);
+    LineUp.announce(LineUp.t("pushOn"));
+    window.location.reload();
+  } catch (error) {
+    state.textContent = `${LineUp.t("pushFailed")} ${error.message || error}`;
+  }
+}
+
+function setupPush(root) {
+  root.querySelectorAll("[data-push]").forEach((section) => {
+    const button = section.querySelector("[data-push-on]");
+    const state = section.querySelector("[data-push-state]");
+    if (!button || button.dataset.bound) return;
+    button.dataset.bound = "1";
+    if (!("serviceWorker" in navigator && "PushManager" in window && "Notification" in window)) {
+      state.textContent = LineUp.t("pushUnsupported");
+      return;
+    }
+    button.hidden = false;
+    button.addEventListener("click", () => turnPushOn(section, state));
+  });
+}
+
+// The service worker keeps the app's shell for the installed app (static/service-worker.js);
+// on the sign-in page, it forgets the pages it kept of the person who signed out.
+function setupServiceWorker() {
+  if (!("serviceWorker" in navigator)) return;
+  navigator.serviceWorker.register("/service-worker.js", { scope: "/" }).catch(() => {});
+  if (window.location.pathname === "/login" && navigator.serviceWorker.controller) {
+    navigator.serviceWorker.controller.postMessage({ type: "signed-out" });
+  }
+}
+
 LineUp.enhance = (root) => {
   setupToggles(root);
   setupCopy(root);
   setupNotifications(root);
+  setupPush(root);
 };
 
 document.addEventListener("keydown", (event) => {
@@ -203,6 +265,7 @@ document.addEventListener("keydown", (event) => {
 });
 
 document.addEventListener("DOMContentLoaded", () => {
+  setupServiceWorker();
   rememberTimeZone();
   setupSubmitStates();
   setupValidation();

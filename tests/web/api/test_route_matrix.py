@@ -48,6 +48,9 @@ PUBLIC = {
     "/static/<path:filename>",
     "/lap/v0.1",
     "/a/<token>",
+    "/manifest.webmanifest",  # the installable app: nothing of anyone's (tests/web/pages/test_pwa.py)
+    "/service-worker.js",
+    "/offline",
     "/join/<token>",  # an invitation link: the token is the credential (tests/core/test_members.py)
 }
 # Routes about the caller rather than a workspace: another person reaches their own data.
