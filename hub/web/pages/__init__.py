@@ -26,6 +26,7 @@ from hub.web.pages import (
     session,
     settings,
     tasks,
+    telegram_link,
 )
 
 pages = Blueprint("pages", __name__)
@@ -41,6 +42,7 @@ for area in (
     settings,
     members,
     policy_rules,
+    telegram_link,
 ):
     pages.register_blueprint(area.blueprint)
 
