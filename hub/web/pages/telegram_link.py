@@ -105,5 +105,6 @@ async def unlink_account(workspace_id: str) -> Any:
         await unlink(user.id, SURFACE)
         await flash(_("Telegram unlinked: cards no longer go to that chat."))
     except NotFound as error:
-        await flash(f"{_('No Telegram account is linked.')} ({error.code})")
+        nothing = _("No Telegram account is linked.")
+        await flash(f"{nothing} ({error.code})")
     return redirect(_settings_url(workspace_id))
