@@ -27,17 +27,23 @@ _DEEP_LINK = re.compile(r'href="(https://t\.me/lineup_test_bot\?start=([A-Za-z0-
 
 @pytest.fixture
 async def app(
-    db: str,
+    database_url: str,
     tmp_path: Path,
     bot_api: BotApiPeer,
     monkeypatch: pytest.MonkeyPatch,
     request: pytest.FixtureRequest,
 ) -> AsyncIterator[Quart]:
-    """The hub, with its Telegram bot on ``bot_api`` unless the test asks for none."""
+    """The hub, serving (its channels run), with its Telegram bot on ``bot_api`` unless the
+    test asks for none. It opens the test's database itself, as a served hub does."""
     monkeypatch.setattr(TelegramChannel, "poll_timeout_s", 1)  # a quick stop
     telegram = getattr(request, "param", True)
     bot = {"telegram_bot_token": bot_api.token, "telegram_api_url": bot_api.url}
-    settings = load_settings(data_dir=tmp_path, secret_key=SECRET_KEY, **(bot if telegram else {}))
+    settings = load_settings(
+        database_url=database_url,
+        data_dir=tmp_path,
+        secret_key=SECRET_KEY,
+        **(bot if telegram else {}),
+    )
     app = create_app(settings)
     async with app.test_app():
         yield app
