@@ -72,6 +72,12 @@ def build_parser() -> argparse.ArgumentParser:
     create_token.add_argument("--name", default="cli")
     create_token.set_defaults(command="token create")
 
+    push = sub.add_parser("push", help="Web Push").add_subparsers(dest="action", required=True)
+    push.add_parser(
+        "rotate-keys",
+        help="make a new VAPID key pair; every browser then turns push on again",
+    ).set_defaults(command="push rotate-keys")
+
     pair = sub.add_parser("pair", help="print a one-time pairing code for an agent")
     pair.add_argument("--workspace", required=True, help="workspace id (ws_…)")
     pair.set_defaults(command="pair")
@@ -298,6 +304,25 @@ async def _token_create(args: argparse.Namespace, settings: Settings) -> int:
         user = await user_by_email(args.email)
         _, secret = await create_api_token(user, args.name, via="cli")
     print(secret)
+    return 0
+
+
+@command("push rotate-keys")
+async def _push_rotate_keys(args: argparse.Namespace, settings: Settings) -> int:
+    from hub.channels.push import keys
+    from hub.core.notify.push_subscriptions import drop_all
+    from hub.core.store.database import database
+
+    vapid = keys.rotate(settings.data_dir)
+    # Push services take pushes for a subscription only with the key it was made with.
+    async with database(settings.resolved_database_url):
+        dropped = await drop_all()
+    print(f"new VAPID public key: {keys.public_key(vapid)}")
+    print(
+        f"{dropped} browser subscription(s) ended: each person turns push on again in "
+        "Settings. Restart the hub to use the new key.",
+        file=sys.stderr,
+    )
     return 0
 
 

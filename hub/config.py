@@ -136,6 +136,11 @@ class Settings(BaseSettings):
         "processes on one database, a row whose worker died or fell behind is taken over "
         "after this long; keep it above the longest one delivery can take (SMTP: 15 s).",
     )
+    push_contact: str = Field(
+        "",
+        description="How push services reach the hub's operator (VAPID's subject): a "
+        "mailto: or https: URL. Empty: mailto: the email sender address.",
+    )
     notify_after_s: float = Field(
         2.0,
         ge=0,

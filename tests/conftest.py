@@ -26,6 +26,7 @@ from hub.testing import (
 
 if TYPE_CHECKING:
     from tests.channels.peers import BotApiPeer, SmtpPeer
+    from tests.channels.push_service import PushService
 
 # A new card goes out by email and Telegram at once in the tests (the hub holds it two
 # seconds by default, in case it is answered where it was seen): waiting that long in each
@@ -189,6 +190,17 @@ async def bot_api() -> AsyncIterator[BotApiPeer]:
     await peer.start()
     yield peer
     await peer.stop()
+
+
+@pytest.fixture
+async def push_service() -> AsyncIterator[PushService]:
+    """A Web Push service on loopback that verifies and decrypts every push."""
+    from tests.channels.push_service import PushService
+
+    service = PushService()
+    await service.start()
+    yield service
+    await service.stop()
 
 
 def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:

@@ -43,6 +43,7 @@ def via_text(via: str | None) -> str:
         "email": _("email"),
         "telegram": _("Telegram"),
         "notebook": _("a notebook"),
+        "push": _("a push notification"),
         "policy": _("the approval policy"),
     }
     # A plugin's surface is named as it names itself.

@@ -39,6 +39,7 @@ PREFIXES = {
     "invitation": "inv",
     "batch": "bat",
     "policy_rule": "pol",
+    "push_subscription": "psub",
 }
 
 

@@ -16,6 +16,8 @@ outbox worker delivers it, so replaying the log never touches them.
 * ``DeliveredBatch``: one message offering to answer several cards of a task at once
   ("Approve all (3)"), with the cards it listed — a press decides exactly those.
 * ``UsedLink``: nonces of single-use action links that have decided something.
+* ``PushSubscription``: one browser's Web Push subscription (a person may have several
+  devices); while a person has one, they have a ``push`` ``ChannelAccount``.
 """
 
 from __future__ import annotations
@@ -190,3 +192,25 @@ NOTIFICATION_MODELS: tuple[type[Model], ...] = (
     DeliveredBatch,
     UsedLink,
 )
+
+
+class PushSubscription(Model):
+    """One browser's Web Push subscription: its push service's endpoint, and its keys.
+
+    Messages are encrypted to the keys (RFC 8291), so the push service sees ciphertext
+    only. The endpoint is a capability URL: it is never shown back in full."""
+
+    id = fields.CharField(max_length=40, primary_key=True)
+    user: fields.ForeignKeyRelation[Any] = fields.ForeignKeyField(
+        "models.User", related_name="push_subscriptions", on_delete=fields.CASCADE
+    )
+    user_id: str
+    endpoint = fields.CharField(max_length=2000, unique=True)
+    p256dh = fields.CharField(max_length=200)  # the browser's ECDH public key, base64url
+    auth = fields.CharField(max_length=100)  # its authentication secret, base64url
+    device = fields.CharField(max_length=200, default="")  # what the person calls it
+    created_at = fields.DatetimeField()
+    last_sent_at = fields.DatetimeField(null=True)
+
+    class Meta:
+        table = "push_subscription"

@@ -13,6 +13,7 @@ found in the app's ASGI chain (each layer names its ``mount`` and passes the res
 
 from __future__ import annotations
 
+import base64
 import json
 from typing import Any
 
@@ -22,6 +23,7 @@ from hub.core.agents.registry import revoke_agent
 from hub.core.approvals.rules import create_rule
 from hub.core.ids import MAX_ID_LENGTH, new_id
 from hub.core.log.events import append_event
+from hub.core.notify.push_subscriptions import subscribe
 from hub.core.people.accounts import create_api_token
 from hub.core.store.models import User, Workspace
 from hub.protocol.clock import utcnow
@@ -57,6 +59,10 @@ CALLER_SCOPED = {
     "/api/v1/me/channels/telegram/link",
     "/api/v1/me/channels/telegram",
     "/api/v1/me/notification-preferences",
+    "/api/v1/push/public-key",  # the hub's own public key, the same for everyone
+    "/api/v1/me/push-subscriptions",
+    "/api/v1/me/push-subscriptions/<subscription_id>",
+    "/api/v1/me/push-subscriptions/<subscription_id>/test",
     "/settings",  # the caller's own first workspace's Settings (a redirect)
     "/dev/outbox",  # the caller's own mails (see tests/channels/test_email.py)
     "/logout",
@@ -84,7 +90,16 @@ async def world(owner: Person) -> dict[str, str]:
         created_by=f"user:{owner.user_id}",
         now=utcnow(),
     )
+    browser = {
+        "endpoint": "https://push.example/owner",
+        "keys": {
+            "p256dh": base64.urlsafe_b64encode(b"\x04" + bytes(64)).decode(),
+            "auth": base64.urlsafe_b64encode(bytes(16)).decode(),
+        },
+    }
+    subscription = await subscribe(owner.user_id, browser)
     return {
+        "subscription_id": subscription.id,
         "ws": owner.workspace_id,
         "workspace_id": owner.workspace_id,
         "agent_id": ids["agent"],
