@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tests.channels.conftest import eventually
+from tests.channels.conftest import PUBLIC_URL, eventually
 from tests.channels.peers import BotApiPeer, SmtpPeer
 
 ADA = 4242
@@ -63,3 +63,17 @@ async def test_telegram_link_without_a_bot_says_how_to_set_it_up(make_hub) -> No
         )
         assert answer.status_code == 409
         assert "LINEUP_TELEGRAM_BOT_TOKEN" in (await answer.get_json())["error"]["hint"]
+
+
+async def test_the_bot_says_where_to_make_a_link(make_hub, bot_api: BotApiPeer) -> None:
+    settings = {"telegram_bot_token": bot_api.token, "telegram_api_url": bot_api.url}
+    async with make_hub(**settings):
+        where = f"{PUBLIC_URL}/settings#telegram"
+        bot_api.send_text(ADA, "/start")
+        await eventually(lambda: any(where in m.text for m in bot_api.chat(ADA)))
+        bot_api.send_text(ADA + 1, "/start not-a-token")
+        await eventually(
+            lambda: any(
+                "invalid or expired" in m.text and where in m.text for m in bot_api.chat(ADA + 1)
+            )
+        )

@@ -20,7 +20,7 @@ from quart import Blueprint, request
 from hub.channels.base import Capabilities, Channel, ChannelContext, DeliveryRefused, Recipient
 from hub.channels.cards import Card, Notice
 from hub.channels.registry import MissingExtra
-from hub.channels.telegram.linking import link_sender
+from hub.channels.telegram.linking import StartCommand
 from hub.config import Settings
 from hub.core.store.notification_models import DeliveredCard
 from hub.i18n import gettext as _
@@ -78,7 +78,8 @@ class TelegramChannel(Channel):
         self.application: Application[Any, Any, Any, Any, Any, Any] = builder.build()
         self.batches = BatchMessages(self.application.bot, context)
         answers = ChatAnswers(self)
-        self.application.add_handler(CommandHandler("start", link_sender))
+        start = StartCommand(settings.resolved_public_url)
+        self.application.add_handler(CommandHandler("start", start))
         self.application.add_handler(CallbackQueryHandler(answers.on_press))
         self.application.add_handler(
             MessageHandler(filters.REPLY & filters.TEXT & ~filters.COMMAND, answers.on_reply)

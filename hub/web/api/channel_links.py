@@ -7,7 +7,7 @@ from typing import Any
 from quart import Blueprint, current_app
 
 from hub.channels.runtime import runtime_of
-from hub.core.notify.channel_accounts import linked_accounts
+from hub.core.notify.channel_accounts import linked_accounts, unlink
 from hub.host.identity import current_caller
 
 blueprint = Blueprint("api_channel_links", __name__, url_prefix="/api/v1")
@@ -19,6 +19,15 @@ async def link_telegram() -> tuple[dict[str, Any], int]:
     which links the sender's Telegram account to you."""
     caller = await current_caller()
     return await runtime_of(current_app).link_account(caller.user.id, "telegram"), 201
+
+
+@blueprint.delete("/me/channels/telegram")
+async def unlink_telegram() -> tuple[str, int]:
+    """Unlink your Telegram account: cards stop going to its chat. 404
+    ``channel_not_linked`` when none is linked."""
+    caller = await current_caller()
+    await unlink(caller.user.id, "telegram")
+    return "", 204
 
 
 @blueprint.get("/me/channels")

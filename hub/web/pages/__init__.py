@@ -28,6 +28,7 @@ from hub.web.pages import (
     session,
     settings,
     tasks,
+    telegram_link,
 )
 
 pages = Blueprint("pages", __name__)
@@ -45,6 +46,7 @@ for area in (
     policy_rules,
     push_devices,
     pwa,
+    telegram_link,
 ):
     pages.register_blueprint(area.blueprint)
 

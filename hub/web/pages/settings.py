@@ -25,6 +25,7 @@ from hub.web.pages.i18n import LANGUAGES, time_zone_names, valid_time_zone
 from hub.web.pages.i18n import gettext as _
 from hub.web.pages.push_devices import push_context
 from hub.web.pages.session import current_user, login_required
+from hub.web.pages.telegram_link import telegram_section
 from hub.web.pages.workspace import frame_for
 
 
@@ -183,6 +184,7 @@ async def render_settings(
         time_zones=time_zone_names(),
         tokens=tokens,
         preferences=await get_preferences(user.id),
+        telegram=await telegram_section(user.id),
         new_token=new_token,
         error=error,
         policy_rules=await policy_rules_context(frame.workspace.id, user.id),

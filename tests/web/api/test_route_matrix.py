@@ -60,11 +60,13 @@ CALLER_SCOPED = {
     "/api/v1/auth/tokens",
     "/api/v1/me/channels",
     "/api/v1/me/channels/telegram/link",
+    "/api/v1/me/channels/telegram",
     "/api/v1/me/notification-preferences",
     "/api/v1/push/public-key",  # the hub's own public key, the same for everyone
     "/api/v1/me/push-subscriptions",
     "/api/v1/me/push-subscriptions/<subscription_id>",
     "/api/v1/me/push-subscriptions/<subscription_id>/test",
+    "/settings",  # the caller's own first workspace's Settings (a redirect)
     "/dev/outbox",  # the caller's own mails (see tests/channels/test_email.py)
     "/logout",
     "/api/v1/invitations/accept",  # the caller joins whatever the token in the body invites to
@@ -154,7 +156,7 @@ async def test_no_route_serves_another_workspace_or_a_stranger(app: Quart, sign_
         anonymous, body = await call(app, method, path, None)
         assert anonymous in REFUSED, (method, path, anonymous, body[:300])
         if anonymous in (302, 303):
-            assert rule.rule.startswith(("/w/", "/logout", "/dev/")), (method, path)
+            assert rule.rule.startswith(("/w/", "/logout", "/dev/", "/settings")), (method, path)
         if rule.rule in CALLER_SCOPED:
             continue
         status, body = await call(app, method, path, stranger.token)
