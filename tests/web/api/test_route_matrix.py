@@ -48,7 +48,8 @@ PUBLIC = {
     "/static/<path:filename>",
     "/lap/v0.1",
     "/a/<token>",
-    "/manifest.webmanifest",  # the installable app: nothing of anyone's (tests/web/pages/test_pwa.py)
+    # The installable app's files hold nothing of anyone's (tests/web/pages/test_pwa.py).
+    "/manifest.webmanifest",
     "/service-worker.js",
     "/offline",
     "/join/<token>",  # an invitation link: the token is the credential (tests/core/test_members.py)
