@@ -69,6 +69,7 @@ class Received:
     vapid_key: str
     payload: dict[str, Any]
     size: int  # of the encrypted body
+    at: float = field(default_factory=time.perf_counter)  # when it arrived, this process's clock
 
 
 @dataclass
