@@ -4,10 +4,13 @@ hub did not set up shown as such (never ticked), "only high-risk cards" and quie
 from __future__ import annotations
 
 import re
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from pathlib import Path
 
 from quart import Quart
 
+from hub.channels.runtime import runtime_of
 from hub.config import load_settings
 from hub.core.notify.preferences import get_preferences
 from hub.core.people.accounts import workspaces_of
@@ -16,6 +19,18 @@ from hub.host.app import create_app
 from tests.channels.peers import BotApiPeer
 from tests.web.pages.conftest import PASSWORD, Browser
 from tests.web.pages.world import SECRET_KEY
+
+
+@asynccontextmanager
+async def channels_running(app: Quart) -> AsyncIterator[None]:
+    """The app's channels declare their surfaces as they start, as when the hub serves (on
+    the test's database, which is already open)."""
+    runtime = runtime_of(app)
+    await runtime.start()
+    try:
+        yield
+    finally:
+        await runtime.stop()
 
 
 def _section(html: str) -> str:
@@ -31,7 +46,7 @@ def _surface(section: str, name: str) -> str:
 async def test_a_surface_not_set_up_is_shown_as_such_and_cannot_be_ticked(
     app: Quart, browser
 ) -> None:  # type: ignore[no-untyped-def]
-    async with app.test_app():  # the channels declare their surfaces as the hub serves
+    async with channels_running(app):
         ada = await browser("Ada")
         status, html = await ada.page(ada.w("/settings"))
         assert status == 200
@@ -120,7 +135,7 @@ async def test_telegram_set_up_but_not_linked_asks_to_link_it_first(
             telegram_api_url=bot_api.url,
         )
     )
-    async with app.test_app():
+    async with channels_running(app):
         ada = Browser(app.test_client())
         response = await ada.post(
             "/signup",
