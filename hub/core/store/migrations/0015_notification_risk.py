@@ -3,7 +3,7 @@ from tortoise.migrations import operations as ops
 from tortoise import fields
 
 class Migration(migrations.Migration):
-    dependencies = [('models', '0013_coding_agent_rules')]
+    dependencies = [('models', '0014_push_subscriptions')]
 
     initial = False
 
