@@ -59,6 +59,9 @@ async def test_a_surface_not_set_up_is_shown_as_such_and_cannot_be_ticked(
         assert len(boxes) == 2 and all("disabled" in b and "checked" not in b for b in boxes)
         email = _surface(section, "email")
         assert 'data-state="ready"' in email and email.count("checked") == 2
+        push = _surface(section, "push")  # running, but no browser of Ada's subscribed
+        assert 'data-state="link_first"' in push
+        assert '<a href="#push">Turn on push in a browser first</a>' in push
 
         refused = await ada.post(
             ada.w("/settings/notifications"),
