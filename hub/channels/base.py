@@ -110,6 +110,9 @@ class Channel(ABC):
     default_events: ClassVar[frozenset[str]] = frozenset(EVENTS)
     # True when a person must link an account first (Telegram); email reaches everyone.
     needs_account: ClassVar[bool] = False
+    # What the hub's operator sets for ``configured`` to be true, shown to people where the
+    # surface is not set up ("LINEUP_TELEGRAM_BOT_TOKEN").
+    set_up_with: ClassVar[str] = ""
 
     def __init__(self, context: ChannelContext) -> None:
         self.context = context

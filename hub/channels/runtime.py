@@ -3,7 +3,9 @@
 ``init_app`` discovers the channels (``hub.channels.registry``), constructs the configured
 ones, registers their blueprints and the link pages, and while the hub serves:
 
-* declares each channel's surface to the preferences, so notifications get written for it;
+* declares each channel's surface to the preferences, so notifications get written for it,
+  and names the channels it has but the settings do not turn on, so people see them as not
+  set up instead of ticked;
 * starts each channel (retrying in the background when its peer is away at start);
 * runs one outbox worker whose deliverer hands each row to its channel, woken by every
   committed event on the bus.
@@ -40,7 +42,13 @@ from hub.core.log.bus import DEFAULT_BUS, PublishedEvent
 from hub.core.notify.channel_accounts import create_link_token
 from hub.core.notify.notifications import may_enqueue
 from hub.core.notify.outbox import OutboxWorker, Outcome, RetryPolicy
-from hub.core.notify.preferences import Surface, declare_surface, settings_for, withdraw_surface
+from hub.core.notify.preferences import (
+    Surface,
+    declare_surface,
+    declare_surface_not_set_up,
+    settings_for,
+    withdraw_surface,
+)
 from hub.core.people.accounts import require_membership
 from hub.core.store.models import User
 from hub.core.store.notification_models import ChannelAccount, Notification, NotificationKind
@@ -84,6 +92,10 @@ class ChannelRuntime:
         self.channels: dict[str, Channel] = {
             name: cls(self.context) for name, cls in classes.items() if cls.configured(settings)
         }
+        # What the operator would set for each channel this hub has but did not set up.
+        self.not_set_up: dict[str, str] = {
+            name: cls.set_up_with for name, cls in classes.items() if name not in self.channels
+        }
         self.worker = OutboxWorker(self.deliver, retry=retry, lease_s=settings.outbox_lease_s)
         self._starting: list[asyncio.Task[None]] = []
 
@@ -91,6 +103,8 @@ class ChannelRuntime:
 
     async def start(self) -> None:
         global _LISTENING
+        for name in self.not_set_up:
+            declare_surface_not_set_up(name)
         for name, channel in self.channels.items():
             declare_surface(
                 Surface(
@@ -132,6 +146,8 @@ class ChannelRuntime:
                 await channel.stop()
             except Exception:
                 logger.exception("channel %s did not stop cleanly", name)
+            withdraw_surface(name)
+        for name in self.not_set_up:
             withdraw_surface(name)
 
     # --- delivery -------------------------------------------------------------------------

@@ -36,6 +36,21 @@ class Risk(StrEnum):
     HIGH = "high"
 
 
+# A card that states no risk is treated as medium wherever risk decides something (which
+# cards may approve themselves on expiry, who hears of a card when only high risk counts).
+UNSTATED_RISK = Risk.MEDIUM
+
+
+def risk_of(value: Risk | str | None) -> Risk:
+    """The risk a card counts as: the one it states, else ``UNSTATED_RISK``."""
+    if value is None:
+        return UNSTATED_RISK
+    try:
+        return Risk(value)
+    except ValueError:
+        return UNSTATED_RISK
+
+
 class Option(WireModel):
     id: OptionId
     label: str = Field(min_length=1, max_length=200)

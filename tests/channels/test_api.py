@@ -27,7 +27,7 @@ async def test_preferences_read_and_change(make_hub, smtp: SmtpPeer) -> None:
         body = await changed.get_json()
         assert changed.status_code == 200, body
         assert body["surfaces"]["email"] == {"waiting": False, "failed": True}
-        assert body["quietHours"] == {"start": "22:00", "end": "07:00"}
+        assert body["quietHours"] == {"start": "22:00", "end": "07:00", "letHighRiskThrough": False}
         assert (body["timezone"], body["language"]) == ("Asia/Shanghai", "zh-Hans")
         wrong = await hub.client.put(
             url, json={"surfaces": {"pager": {"waiting": True}}}, headers=hub.owner.headers
@@ -77,3 +77,50 @@ async def test_the_bot_says_where_to_make_a_link(make_hub, bot_api: BotApiPeer) 
                 "invalid or expired" in m.text and where in m.text for m in bot_api.chat(ADA + 1)
             )
         )
+
+
+async def test_only_high_risk_and_quiet_hours_override_read_and_change(
+    make_hub, smtp: SmtpPeer
+) -> None:
+    async with make_hub(smtp_url=smtp.url) as hub:
+        url = "/api/v1/me/notification-preferences"
+        first = await (await hub.client.get(url, headers=hub.owner.headers)).get_json()
+        assert first["onlyHighRisk"] is False
+        assert first["surfacesNotSetUp"] == ["telegram"]  # no bot token on this hub
+        changed = await hub.client.put(
+            url,
+            json={
+                "onlyHighRisk": True,
+                "quietHours": {"start": "22:00", "end": "07:00", "letHighRiskThrough": True},
+            },
+            headers=hub.owner.headers,
+        )
+        body = await changed.get_json()
+        assert changed.status_code == 200, body
+        assert body["onlyHighRisk"] is True
+        assert body["quietHours"] == {"start": "22:00", "end": "07:00", "letHighRiskThrough": True}
+        # Left out, the override keeps its value.
+        kept = await hub.client.put(
+            url, json={"quietHours": {"start": "23:00", "end": "06:00"}}, headers=hub.owner.headers
+        )
+        assert (await kept.get_json())["quietHours"]["letHighRiskThrough"] is True
+
+        for wrong, status, code in (
+            ({"onlyHighRisk": "yes"}, 422, "invalid_input"),
+            (
+                {"quietHours": {"start": "22:00", "end": "07:00", "letHighRiskThrough": 1}},
+                422,
+                "invalid_input",
+            ),
+            (
+                {"onlyHighRisk": False, "surfaces": {"telegram": {"waiting": True}}},
+                409,
+                "surface_not_set_up",
+            ),
+        ):
+            refused = await hub.client.put(url, json=wrong, headers=hub.owner.headers)
+            error = (await refused.get_json())["error"]
+            assert (refused.status_code, error["code"]) == (status, code), error
+        after = await (await hub.client.get(url, headers=hub.owner.headers)).get_json()
+        assert after["onlyHighRisk"] is True  # no refused change changed anything
+        assert after["quietHours"] == {"start": "23:00", "end": "06:00", "letHighRiskThrough": True}

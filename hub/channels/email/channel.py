@@ -40,6 +40,7 @@ class EmailChannel(Channel):
         max_content_chars=_MAX_MAIL_CONTENT, updates_sent_cards=False
     )
     default_events = frozenset(EVENTS)
+    set_up_with = "LINEUP_SMTP_URL"
 
     def __init__(self, context: ChannelContext, transport: Transport | None = None) -> None:
         super().__init__(context)

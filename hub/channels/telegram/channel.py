@@ -58,6 +58,7 @@ WEBHOOK_PATH = "/telegram/webhook"
 class TelegramChannel(Channel):
     name = SURFACE
     needs_account = True
+    set_up_with = "LINEUP_TELEGRAM_BOT_TOKEN"
     capabilities: ClassVar[Capabilities] = Capabilities(max_content_chars=3000)
     # Long-poll timeout; shorter means a quicker stop, longer means fewer requests.
     poll_timeout_s: ClassVar[int] = 10

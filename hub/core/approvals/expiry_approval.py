@@ -22,12 +22,11 @@ from tortoise.transactions import in_transaction
 
 from hub.core.errors import Conflict, InvalidInput
 from hub.core.store.policy_models import ApprovalSettings, PolicyRule
-from hub.protocol.interactions import ApprovalPolicy, Risk
+from hub.protocol.interactions import ApprovalPolicy, Risk, risk_of
 
 Connection = Any
 RISKS = tuple(r.value for r in Risk)
 DEFAULT_APPROVE_ON_EXPIRY = ("low", "medium")
-UNSTATED_RISK = "medium"
 
 
 async def approve_on_expiry(workspace_id: str, connection: Connection = None) -> list[str]:
@@ -43,12 +42,6 @@ def settings_view(risks: list[str]) -> dict[str, Any]:
     return {"approveOnExpiry": [r for r in RISKS if r in risks]}
 
 
-def _risk_of(risk: Risk | str | None) -> str:
-    if risk is None:
-        return UNSTATED_RISK
-    return risk.value if isinstance(risk, Risk) else risk
-
-
 async def ensure_expiry_may_approve(
     workspace_id: str, policy: ApprovalPolicy, risk: Risk | None, connection: Connection
 ) -> None:
@@ -57,7 +50,7 @@ async def ensure_expiry_may_approve(
     (``expiry_approval_not_allowed``)."""
     if policy.on_expiry != "approve":
         return
-    level = _risk_of(risk)
+    level = risk_of(risk).value
     if level in await approve_on_expiry(workspace_id, connection):
         return
     raise InvalidInput(

@@ -15,6 +15,10 @@ if its cause was committed. Three causes:
   its task) → "decided" on each surface that was sent the card, so every copy turns
   read-only with the outcome.
 
+Whether a card's news reaches a person at all, and when, is ``due_at``'s answer (their
+"only high-risk cards" and quiet hours), asked for every row of news: new cards, reminders,
+escalations and failures. Updates of a copy already sent are not news and go at once.
+
 Each row has a unique ``dedupe_key`` (cause × person × surface). The workspace's sequence
 row is locked for the whole transaction, so checking the keys before inserting cannot race
 with another append to the same workspace, and no insert ever fails on the unique index (on
@@ -31,7 +35,7 @@ from typing import Any
 
 from hub.core.ids import new_id
 from hub.core.notify.channel_accounts import linked_surfaces
-from hub.core.notify.preferences import enabled, quiet_until, settings_for, surfaces
+from hub.core.notify.preferences import due_at, enabled, settings_for, surfaces
 from hub.core.store.models import Event, Interaction, InteractionStatus, Membership, Role, Task
 from hub.core.store.notification_models import (
     Notification,
@@ -133,8 +137,9 @@ async def _enqueue_waiting(event: Event, connection: Connection, interaction_id:
 
 async def _enqueue_reminders(event: Event, connection: Connection) -> None:
     """Remind each person on a surface the card has not reached yet ("a second surface"),
-    else where it did; quiet hours hold a reminder back like any news."""
+    else where it did; risk and quiet hours count for a reminder as for any news."""
     interaction_id = event.payload["interactionId"]
+    risk = await _card_risk(interaction_id, connection)
     sent = {
         (str(user_id), str(surface))
         for user_id, surface in await Notification.filter(
@@ -146,9 +151,11 @@ async def _enqueue_reminders(event: Event, connection: Connection) -> None:
     rows: list[Notification] = []
     for user_id in [str(u) for u in event.payload.get("to") or []]:
         settings = await settings_for(user_id, connection)
+        due = due_at(settings, "waiting", risk, event.recorded_at)
+        if due is None:
+            continue
         reachable = await _reachable_surfaces(user_id, settings, connection)
         fresh = [s for s in reachable if (user_id, s) not in sent]
-        due = quiet_until(settings, event.recorded_at) or event.recorded_at
         for surface in fresh or reachable:
             row = _row(
                 event,
@@ -194,13 +201,16 @@ async def _enqueue(
     only: list[str] | None = None,
 ) -> None:
     subject = interaction_id or task_id
+    risk = await _card_risk(interaction_id, connection) if interaction_id else None
     rows: list[Notification] = []
     for user_id in await _recipients(event.workspace_id, connection):
         if only is not None and user_id not in only:
             continue
         settings = await settings_for(user_id, connection)
+        due = due_at(settings, preference, risk, event.recorded_at)
+        if due is None:
+            continue
         linked = await linked_surfaces(user_id, connection)
-        due = quiet_until(settings, event.recorded_at) or event.recorded_at
         for surface in surfaces().values():
             if not surface.outbox or not enabled(settings, surface.name, preference):
                 continue
@@ -214,6 +224,17 @@ async def _enqueue(
             )
             rows[-1].interaction_id, rows[-1].task_id = interaction_id, task_id or event.task_id
     await _insert_new(rows, connection)
+
+
+async def _card_risk(interaction_id: str, connection: Connection) -> str | None:
+    """The risk the card states (None: it states none); its projection is already applied."""
+    payload = await (
+        Interaction.filter(id=interaction_id)
+        .using_db(connection)
+        .first()
+        .values_list("payload", flat=True)
+    )
+    return (payload or {}).get("risk") if isinstance(payload, dict) else None
 
 
 async def _enqueue_decided(

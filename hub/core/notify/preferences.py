@@ -2,12 +2,18 @@
 
 A preference is a grid of *surfaces* (``web`` for browser notifications, ``email``,
 ``telegram``, and any channel a plugin adds) × *events* (``waiting`` — a card waits for
-you — and ``failed`` — a task failed), plus optional quiet hours and a language.
+you — and ``failed`` — a task failed), plus "only high-risk cards", optional quiet hours
+(which may let high-risk cards through) and a language.
 
 The core does not know which channels run: the channel layer declares each surface at start
-(``declare_surface``) with its defaults, e.g. email on for both events when SMTP is
-configured. A person's own choices override the defaults, one cell at a time; only their
-choices are stored, so a surface added later starts at its defaults.
+(``declare_surface``) with its defaults, e.g. email on for both events, and names the ones
+this hub has but did not set up (``declare_surface_not_set_up``: Telegram without a bot
+token), which no one can turn on. A person's own choices override the defaults, one cell at
+a time; only their choices are stored, so a surface added later starts at its defaults.
+
+Risk and quiet hours are decided once, by ``due_at``: whether news about a card reaches the
+person outside the inbox at all, and when. The rows written for the outbox
+(``hub.core.notify.notifications``) and the browser's notifications (``wants``) both ask it.
 
 The web UI's Settings page reads ``preferences_view`` and writes ``update_preferences``; the
 browser asks ``wants(user_id, "web", "waiting")`` before showing a notification.
@@ -21,8 +27,9 @@ from datetime import UTC, datetime, time, timedelta
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from hub.core.errors import InvalidInput
+from hub.core.errors import Conflict, InvalidInput
 from hub.core.store.notification_models import NotificationSettings
+from hub.protocol.interactions import Risk, risk_of
 
 EVENTS = ("waiting", "failed")
 LANGUAGES = ("en", "zh-Hans")
@@ -48,19 +55,32 @@ class Surface:
 
 
 _SURFACES: dict[str, Surface] = {"web": Surface("web", outbox=False)}
+# Surfaces this hub knows but its operator did not set up: shown as such, never turned on.
+_NOT_SET_UP: set[str] = set()
 
 
 def declare_surface(surface: Surface) -> None:
     _SURFACES[surface.name] = surface
+    _NOT_SET_UP.discard(surface.name)
+
+
+def declare_surface_not_set_up(name: str) -> None:
+    if name not in _SURFACES:
+        _NOT_SET_UP.add(name)
 
 
 def withdraw_surface(name: str) -> None:
     if name != "web":
         _SURFACES.pop(name, None)
+        _NOT_SET_UP.discard(name)
 
 
 def surfaces() -> dict[str, Surface]:
     return dict(_SURFACES)
+
+
+def surfaces_not_set_up() -> list[str]:
+    return sorted(_NOT_SET_UP)
 
 
 async def settings_for(user_id: str, connection: Any = None) -> NotificationSettings:
@@ -80,12 +100,30 @@ def enabled(settings: NotificationSettings, surface: str, event: str) -> bool:
     return bool(choice) if choice is not None else event in declared.defaults
 
 
-async def wants(user_id: str, surface: str, event: str) -> bool:
-    """Whether ``user_id`` wants ``event`` notifications on ``surface`` right now (quiet
-    hours count: during them the answer is no)."""
+def due_at(
+    settings: NotificationSettings, event: str, risk: Risk | str | None, now: datetime
+) -> datetime | None:
+    """When news of ``event`` may reach the person outside the inbox: ``now``, the end of
+    their quiet hours, or never (None).
+
+    ``risk`` is the card's (None: it states none, and counts as medium; a failure has none).
+    Only high-risk cards count for a person who asked for that; failures always do. Quiet
+    hours hold everything back, except a high-risk card when the person lets those through.
+    """
+    high = risk_of(risk) is Risk.HIGH
+    if event == "waiting" and settings.only_high_risk and not high:
+        return None
+    if event == "waiting" and high and settings.high_risk_in_quiet_hours:
+        return now
+    return quiet_until(settings, now) or now
+
+
+async def wants(user_id: str, surface: str, event: str, risk: Risk | str | None = None) -> bool:
+    """Whether ``user_id`` wants ``event`` notifications on ``surface`` right now, for a
+    card of ``risk`` (see ``due_at``: quiet hours and "only high risk" count)."""
     settings = await settings_for(user_id)
-    quiet = quiet_until(settings, datetime.now(UTC))
-    return enabled(settings, surface, event) and quiet is None
+    now = datetime.now(UTC)
+    return enabled(settings, surface, event) and due_at(settings, event, risk, now) == now
 
 
 def quiet_until(settings: NotificationSettings, now: datetime) -> datetime | None:
@@ -115,13 +153,19 @@ def preferences_view(settings: NotificationSettings) -> dict[str, Any]:
     """The JSON shape of ``GET /api/v1/me/notification-preferences``."""
     quiet = None
     if settings.quiet_start and settings.quiet_end:
-        quiet = {"start": settings.quiet_start, "end": settings.quiet_end}
+        quiet = {
+            "start": settings.quiet_start,
+            "end": settings.quiet_end,
+            "letHighRiskThrough": bool(settings.high_risk_in_quiet_hours),
+        }
     return {
         "surfaces": {
             name: {event: enabled(settings, name, event) for event in EVENTS}
             for name in sorted(_SURFACES)
         },
+        "surfacesNotSetUp": surfaces_not_set_up(),
         "events": list(EVENTS),
+        "onlyHighRisk": bool(settings.only_high_risk),
         "quietHours": quiet,
         "timezone": settings.timezone or "UTC",
         "language": settings.language or "en",
@@ -135,12 +179,21 @@ async def get_preferences(user_id: str) -> dict[str, Any]:
 
 async def update_preferences(user_id: str, changes: dict[str, Any]) -> dict[str, Any]:
     """Apply the fields present in ``changes`` (the shape of ``preferences_view``; every
-    field optional) and return the new view. Unknown surfaces or events are refused."""
+    field optional; ``quietHours.letHighRiskThrough`` left out keeps its value) and return
+    the new view. Unknown surfaces or events, and any cell of a surface this hub did not set
+    up, are refused; a refused change changes nothing."""
     if not isinstance(changes, dict):
         raise InvalidInput("Preferences must be a JSON object.", code="invalid_preferences")
     settings = await settings_for(user_id)
     chosen = {name: dict(cells) for name, cells in (settings.surfaces or {}).items()}
     for name, cells in (changes.get("surfaces") or {}).items():
+        if name in _NOT_SET_UP:
+            raise Conflict(
+                f"{name.capitalize()} is not set up on this hub, so it cannot be turned on or off.",
+                code="surface_not_set_up",
+                hint="The hub's operator sets it up (see docs/channels.md); until then "
+                "leave it out.",
+            )
         if name not in _SURFACES:
             raise InvalidInput(
                 f"{name!r} is not a notification surface.",
@@ -157,8 +210,15 @@ async def update_preferences(user_id: str, changes: dict[str, Any]) -> dict[str,
                 )
             chosen.setdefault(name, {})[event] = value
     settings.surfaces = chosen
+    if "onlyHighRisk" in changes:
+        settings.only_high_risk = _checked_bool(changes["onlyHighRisk"], "onlyHighRisk")
     if "quietHours" in changes:
-        settings.quiet_start, settings.quiet_end = _checked_quiet_hours(changes["quietHours"])
+        quiet = changes["quietHours"]
+        settings.quiet_start, settings.quiet_end = _checked_quiet_hours(quiet)
+        if isinstance(quiet, dict) and "letHighRiskThrough" in quiet:
+            settings.high_risk_in_quiet_hours = _checked_bool(
+                quiet["letHighRiskThrough"], "quietHours.letHighRiskThrough"
+            )
     if "timezone" in changes:
         settings.timezone = _checked_timezone(changes["timezone"])
     if "language" in changes:
@@ -173,11 +233,20 @@ async def update_preferences(user_id: str, changes: dict[str, Any]) -> dict[str,
     return preferences_view(settings)
 
 
+def _checked_bool(value: Any, name: str) -> bool:
+    if not isinstance(value, bool):
+        raise InvalidInput(f"{name} must be true or false.", code="invalid_preferences")
+    return value
+
+
 def _checked_quiet_hours(value: Any) -> tuple[str | None, str | None]:
     if value is None:
         return None, None
     if not isinstance(value, dict):
-        raise InvalidInput("quietHours must be null or {start, end}.", code="invalid_preferences")
+        raise InvalidInput(
+            "quietHours must be null or {start, end, letHighRiskThrough?}.",
+            code="invalid_preferences",
+        )
     start, end = value.get("start"), value.get("end")
     if not all(isinstance(v, str) and _HH_MM.match(v) for v in (start, end)) or start == end:
         raise InvalidInput(

@@ -4,8 +4,8 @@ These are entities, not projections of the log: a notification row is written in
 transaction as the event that causes it (``hub.core.notify.notifications``) and then changes as the
 outbox worker delivers it, so replaying the log never touches them.
 
-* ``NotificationSettings``: one row per person: which surfaces get which events, quiet hours,
-  language. Absent row = the defaults.
+* ``NotificationSettings``: one row per person: which surfaces get which events, whether only
+  high-risk cards count, quiet hours, language. Absent row = the defaults.
 * ``Notification``: the outbox. ``dedupe_key`` is unique, so one cause never becomes two
   messages on one surface.
 * ``ChannelAccount`` / ``ChannelLinkToken``: a person's account on an outside surface (a
@@ -54,6 +54,11 @@ class NotificationSettings(Model):
     surfaces: dict[str, dict[str, bool]] = fields.JSONField(default=dict)
     quiet_start = fields.CharField(max_length=5, null=True)  # "22:00", local time
     quiet_end = fields.CharField(max_length=5, null=True)
+    # Outside surfaces and the browser tell of high-risk cards only (failures still come);
+    # the inbox shows every card regardless.
+    only_high_risk = fields.BooleanField(default=False)
+    # A high-risk card is sent during quiet hours instead of held until they end.
+    high_risk_in_quiet_hours = fields.BooleanField(default=False)
     timezone = fields.CharField(max_length=64, default="UTC")
     language = fields.CharField(max_length=16, default="en")
     updated_at = fields.DatetimeField(auto_now=True)

@@ -136,10 +136,18 @@ class RemoteAgentList(ApiModel):
     agents: list[RemoteAgentAnswer]
 
 
+class QuietHoursAnswer(ApiModel):
+    start: str
+    end: str
+    let_high_risk_through: bool
+
+
 class NotificationPreferences(ApiModel):
     surfaces: dict[str, dict[str, bool]]
+    surfaces_not_set_up: list[str]
     events: list[str]
-    quiet_hours: dict[str, str] | None
+    only_high_risk: bool
+    quiet_hours: QuietHoursAnswer | None
     timezone: str
     language: str
     languages: list[str]

@@ -3,21 +3,35 @@
 Language and time zone are kept in the session (how this person reads the hub in this
 browser) and in the person's notification preferences (``hub.core.notify.preferences``), so
 emails and messages use them too. Which surface hears about what — this browser, email,
-Telegram — and quiet hours are those same preferences. A new token's secret is shown
-once, on the page that created it.
+Telegram —, "only high-risk cards" and quiet hours are those same preferences; a surface
+this hub did not set up is shown as such and cannot be turned on. A new token's secret is
+shown once, on the page that created it.
 """
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from typing import Any
+from zoneinfo import ZoneInfo
 
-from quart import Blueprint, flash, redirect, render_template, request, session, url_for
+from quart import (
+    Blueprint,
+    current_app,
+    flash,
+    redirect,
+    render_template,
+    request,
+    session,
+    url_for,
+)
 
+from hub.channels.runtime import runtime_of
 from hub.core.approvals.coding_agent_rules import deny_rules
 from hub.core.approvals.expiry_approval import approve_on_expiry
 from hub.core.approvals.rules import list_rules, rule_view
 from hub.core.errors import HubError
-from hub.core.notify.preferences import get_preferences, update_preferences
+from hub.core.notify.channel_accounts import linked_surfaces
+from hub.core.notify.preferences import get_preferences, surfaces, update_preferences
 from hub.core.people.accounts import create_api_token, revoke_api_token
 from hub.core.store.models import ApiToken, Membership, Role, User
 from hub.host.client_address import client_address
@@ -117,18 +131,35 @@ async def notifications(workspace_id: str) -> Any:
     await frame_for(user, workspace_id)
     form = await request.form
     current = await get_preferences(user.id)
+    shown = await notification_surfaces(user.id, current)
+    choosable = [row["name"] for row in shown if row["state"] == "ready"]
     changes: dict[str, Any] = {
         "surfaces": {
             surface: {event: form.get(f"{surface}:{event}") == "on" for event in current["events"]}
-            for surface in current["surfaces"]
-        }
+            for surface in choosable
+        },
+        "onlyHighRisk": form.get("only_high_risk") == "on",
     }
+    # A surface not set up has no working boxes; a form that sends one anyway is refused
+    # by the preferences rather than quietly dropped.
+    for key in form:
+        surface, _sep, event = key.partition(":")
+        if surface in current["surfacesNotSetUp"] and event in current["events"]:
+            changes["surfaces"].setdefault(surface, {})[event] = form.get(key) == "on"
     start, end = form.get("quiet_start", ""), form.get("quiet_end", "")
-    changes["quietHours"] = {"start": start, "end": end} if start and end else None
+    changes["quietHours"] = (
+        {"start": start, "end": end, "letHighRiskThrough": form.get("quiet_high_risk") == "on"}
+        if start and end
+        else None
+    )
     try:
         await update_preferences(user.id, changes)
     except HubError as error:
-        return await render_settings(workspace_id, status=error.status, error=error.to_dict())
+        shown_error = error.to_dict()
+        if error.code == "surface_not_set_up":
+            shown_error["message"] = _("That surface is not set up on this hub; nothing was saved.")
+            shown_error["hint"] = _("The hub's operator sets it up; until then it stays off.")
+        return await render_settings(workspace_id, status=error.status, notify_error=shown_error)
     await flash(_("Notification preferences saved."))
     return redirect(url_for("pages.settings.show", workspace_id=workspace_id))
 
@@ -160,11 +191,44 @@ async def revoke_token(workspace_id: str, token_id: str) -> Any:
     return redirect(url_for("pages.settings.show", workspace_id=workspace_id))
 
 
+async def notification_surfaces(user_id: str, preferences: dict[str, Any]) -> list[dict[str, Any]]:
+    """Each surface as the Settings page shows it: ``ready`` (its boxes work), ``link_first``
+    (running, but the person has not linked an account there) or ``not_set_up`` (with what
+    the operator sets), in a fixed order: this browser, email, Telegram, then the rest."""
+    linked = await linked_surfaces(user_id)
+    running = surfaces()
+    operator_sets = runtime_of(current_app).not_set_up
+    names = sorted(
+        [*preferences["surfaces"], *preferences["surfacesNotSetUp"]],
+        key=lambda name: (_SURFACE_ORDER.get(name, len(_SURFACE_ORDER)), name),
+    )
+    rows = []
+    for name in names:
+        if name in preferences["surfacesNotSetUp"]:
+            state, cells = "not_set_up", dict.fromkeys(preferences["events"], False)
+        elif running[name].needs_account and name not in linked:
+            state, cells = "link_first", dict.fromkeys(preferences["events"], False)
+        else:
+            state, cells = "ready", preferences["surfaces"][name]
+        rows.append(
+            {"name": name, "state": state, "cells": cells, "set_up_with": operator_sets.get(name)}
+        )
+    return rows
+
+
+_SURFACE_ORDER = {"web": 0, "email": 1, "telegram": 2}
+
+
+def _local_now(zone: str) -> str:
+    return datetime.now(UTC).astimezone(ZoneInfo(zone)).strftime("%H:%M")
+
+
 async def render_settings(
     workspace_id: str,
     *,
     status: int = 200,
     error: dict[str, Any] | None = None,
+    notify_error: dict[str, Any] | None = None,
     new_token: dict[str, str] | None = None,
     rule_error: dict[str, Any] | None = None,
     rule_form: dict[str, Any] | None = None,
@@ -175,6 +239,7 @@ async def render_settings(
     assert user is not None
     frame = await frame_for(user, workspace_id)
     tokens = await ApiToken.filter(user_id=user.id, revoked_at=None).order_by("-created_at")
+    preferences = await get_preferences(user.id)
     html = await render_template(
         "pages/settings.html",
         **frame.context(),
@@ -183,7 +248,10 @@ async def render_settings(
         chosen_time_zone=session.get("tz", ""),
         time_zones=time_zone_names(),
         tokens=tokens,
-        preferences=await get_preferences(user.id),
+        preferences=preferences,
+        notification_surfaces=await notification_surfaces(user.id, preferences),
+        notify_error=notify_error,
+        notify_zone_now=_local_now(preferences["timezone"]),
         telegram=await telegram_section(user.id),
         new_token=new_token,
         error=error,

@@ -19,6 +19,7 @@ from hub.core.notify.preferences import EVENTS, wants
 from hub.core.people.accounts import require_membership, workspaces_of
 from hub.core.store.models import Role, User, Workspace
 from hub.core.work.inbox import inbox
+from hub.protocol.interactions import Risk
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,6 +61,19 @@ async def home_workspace(user: User) -> Workspace | None:
     return workspaces[0] if workspaces else None
 
 
+async def browser_notifications(user_id: str) -> list[str]:
+    """What this browser may tell the person right now, for ``body[data-notify]``: an event
+    ("waiting", "failed") for news of any risk, "waiting:high" when only a high-risk card
+    would be shown (they want high risk only, or their quiet hours let it through)."""
+    shown = []
+    for event in EVENTS:
+        if await wants(user_id, "web", event):
+            shown.append(event)
+        elif event == "waiting" and await wants(user_id, "web", event, Risk.HIGH):
+            shown.append(f"{event}:high")
+    return shown
+
+
 async def frame_for(
     user: User,
     workspace_id: str,
@@ -87,6 +101,6 @@ async def frame_for(
         agents_online=online,
         agents_total=len(agents),
         sequence=sequence,
-        notify=[event for event in EVENTS if await wants(user.id, "web", event)],
+        notify=await browser_notifications(user.id),
         role=Role(membership.role),
     )

@@ -27,10 +27,12 @@ LineUp.announce = (text) => {
 };
 
 // What this person wants to hear about in the browser right now (their preferences for the
-// "web" surface, quiet hours included), as the server rendered it.
+// "web" surface, quiet hours and "only high-risk cards" included), as the server rendered
+// it: "waiting" for a card of any risk, "waiting:high" for a high-risk card only.
 LineUp.notifyPrefs = {
-  get(kind) {
-    return (document.body.dataset.notify || "").split(" ").includes(kind);
+  get(kind, risk) {
+    const shown = (document.body.dataset.notify || "").split(" ");
+    return shown.includes(kind) || (risk === "high" && shown.includes(`${kind}:high`));
   },
 };
 

@@ -140,10 +140,12 @@
   function tellPerson(frame) {
     const payload = frame.payload || {};
     let kind = null;
+    let risk = null;
     let title = "";
     let text = "";
     if (frame.type === "interaction.requested") {
       kind = "waiting";
+      risk = (payload.interaction && payload.interaction.risk) || null;
       title = LineUp.t("waitingTitle");
       text = String((payload.interaction && payload.interaction.title) || "");
       LineUp.announce(`${LineUp.t("newWaiting")}: ${text}`);
@@ -153,7 +155,7 @@
       text = String(payload.error || payload.summary || "");
       LineUp.announce(`${title}: ${text}`);
     }
-    if (!kind || !isRecent(frame) || !LineUp.notifyPrefs.get(kind)) return;
+    if (!kind || !isRecent(frame) || !LineUp.notifyPrefs.get(kind, risk)) return;
     if (!("Notification" in window) || Notification.permission !== "granted") return;
     if (document.visibilityState === "visible" && document.hasFocus()) return;
     // The card's title as the agent wrote it; never anything a person typed (spec §11).
