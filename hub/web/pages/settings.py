@@ -25,6 +25,7 @@ from quart import (
     url_for,
 )
 
+from hub.channels.email import EmailChannel
 from hub.channels.runtime import runtime_of
 from hub.core.approvals.coding_agent_rules import deny_rules
 from hub.core.approvals.expiry_approval import approve_on_expiry
@@ -132,7 +133,7 @@ async def notifications(workspace_id: str) -> Any:
     form = await request.form
     current = await get_preferences(user.id)
     shown = await notification_surfaces(user.id, current)
-    choosable = [row["name"] for row in shown if row["state"] == "ready"]
+    choosable = [row["name"] for row in shown if row["state"] in ("ready", "kept_here")]
     changes: dict[str, Any] = {
         "surfaces": {
             surface: {event: form.get(f"{surface}:{event}") == "on" for event in current["events"]}
@@ -193,8 +194,10 @@ async def revoke_token(workspace_id: str, token_id: str) -> Any:
 
 async def notification_surfaces(user_id: str, preferences: dict[str, Any]) -> list[dict[str, Any]]:
     """Each surface as the Settings page shows it: ``ready`` (its boxes work), ``link_first``
-    (running, but the person has not linked an account there) or ``not_set_up`` (with what
-    the operator sets), in a fixed order: this browser, email, Telegram, then the rest."""
+    (running, but the person has not linked an account there), ``kept_here`` (email with no
+    SMTP server: its boxes work, but mails stay on the hub's machine, and the page says so)
+    or ``not_set_up`` (with what the operator sets), in a fixed order: this browser, email,
+    Telegram, then the rest."""
     linked = await linked_surfaces(user_id)
     running = surfaces()
     operator_sets = runtime_of(current_app).not_set_up
@@ -208,6 +211,8 @@ async def notification_surfaces(user_id: str, preferences: dict[str, Any]) -> li
             state, cells = "not_set_up", dict.fromkeys(preferences["events"], False)
         elif running[name].needs_account and name not in linked:
             state, cells = "link_first", dict.fromkeys(preferences["events"], False)
+        elif name == "email" and _mails_kept_here():
+            state, cells = "kept_here", preferences["surfaces"][name]
         else:
             state, cells = "ready", preferences["surfaces"][name]
         rows.append(
@@ -217,6 +222,13 @@ async def notification_surfaces(user_id: str, preferences: dict[str, Any]) -> li
 
 
 _SURFACE_ORDER = {"web": 0, "email": 1, "telegram": 2}
+
+
+def _mails_kept_here() -> bool:
+    """Email runs without an SMTP server: mails are written on the hub's machine
+    (``/dev/outbox``), which reaches no one's mailbox."""
+    channel = runtime_of(current_app).channels.get("email")
+    return isinstance(channel, EmailChannel) and channel.files is not None
 
 
 def _local_now(zone: str) -> str:
