@@ -79,6 +79,8 @@ class PushService:
     refused: list[str] = field(default_factory=list)
     _browsers: dict[str, Browser] = field(default_factory=dict)
     _gone: set[str] = field(default_factory=set)
+    _failing: int = 0
+    failed: int = 0  # pushes answered 503 by ``fail_next``
     _shutdown: asyncio.Event | None = None
     _server: asyncio.Task[None] | None = None
 
@@ -100,6 +102,10 @@ class PushService:
     def gone(self, browser: Browser) -> None:
         self._gone.add(browser.id)
 
+    def fail_next(self, count: int) -> None:
+        """Answer the next ``count`` pushes 503, as a push service having a bad minute."""
+        self._failing = count
+
     def to(self, browser: Browser) -> list[dict[str, Any]]:
         return [r.payload for r in self.received if r.browser == browser.id]
 
@@ -113,6 +119,10 @@ class PushService:
             browser = self._browsers.get(browser_id)
             if browser is None or browser_id in self._gone:
                 return "", 410
+            if self._failing:
+                self._failing -= 1
+                self.failed += 1
+                return "busy", 503
             body = await request.get_data()
             try:
                 received = self._checked(browser, request.headers, body)

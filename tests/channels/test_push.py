@@ -20,6 +20,7 @@ import pytest
 
 from hub.core.ids import new_id
 from hub.core.store.models import Interaction, InteractionStatus
+from hub.core.store.notification_models import Notification
 from hub.sdk import Agent
 from hub.sdk.backoff import Backoff
 from hub.testing import eventually
@@ -218,3 +219,21 @@ async def test_a_failed_task_is_pushed_with_its_reason(
     assert notice["title"] == "The task “Nightly backup” by deployer failed."
     assert notice["body"] == "Reason: disk full"
     assert notice["url"].endswith(f"/w/{hub.workspace_id}/tasks/{task_id}")
+
+
+async def test_a_push_service_outage_delays_a_card_and_never_loses_or_doubles_it(
+    hub: LiveHub, agent: Agent, push_service: PushService
+) -> None:
+    phone = await subscribed(hub, push_service, "Phone")
+    push_service.fail_next(2)
+    waiting = asyncio.create_task(agent.request_approval("Rotate the keys?", risk="low"))
+    card = await pending_card(set())
+    await eventually(lambda: pushed(push_service, phone, "card"), within=60)
+    assert push_service.failed == 2  # tried, refused twice, then taken
+    row = await eventually(
+        lambda: Notification.filter(interaction_id=card.id, surface="push", status="sent").first()
+    )
+    assert row.attempts == 3  # two refused, the third taken
+    # The row is done: the outbox sends it no more, and the service took it once.
+    assert len(pushed(push_service, phone, "card")) == 1
+    waiting.cancel()
