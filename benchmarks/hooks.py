@@ -31,12 +31,13 @@ from typing import Any
 import httpx
 import websockets
 
+from benchmarks.databases import on_a_fresh_database
 from benchmarks.stats import summary
 from hub.coding_agents import hook_command
 from hub.core.agents.pairing import create_pairing_code
 from hub.core.people.accounts import create_api_token, create_user
 from hub.protocol.actions import action_hash
-from hub.testing import HubProcess, TestDatabases, opened, temporary_directory, test_postgres_url
+from hub.testing import HubProcess, opened
 
 TARGET_MS = 50.0
 REPORTS = 200
@@ -118,14 +119,7 @@ async def _approver(url: str, token: str, workspace: str, stop: asyncio.Event) -
 
 
 async def measure() -> dict[str, Any]:
-    with temporary_directory() as root:
-        databases = TestDatabases(root, postgres_url=test_postgres_url())
-        url = await databases.create()
-        try:
-            return await _measure(url, root)
-        finally:
-            await databases.drop(url)
-            await databases.close()
+    return await on_a_fresh_database(_measure)
 
 
 async def _measure(url: str, root: Path) -> dict[str, Any]:

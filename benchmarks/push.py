@@ -24,33 +24,20 @@ from typing import Any
 import httpx
 import websockets
 
+from benchmarks.databases import on_a_fresh_database
 from benchmarks.stats import ratio, summary
 from hub.core.agents.pairing import create_pairing_code
 from hub.core.people.accounts import create_api_token, create_user
 from hub.sdk import Agent
 from hub.sdk.backoff import Backoff
-from hub.testing import (
-    HubProcess,
-    TestDatabases,
-    eventually,
-    opened,
-    temporary_directory,
-    test_postgres_url,
-)
+from hub.testing import HubProcess, eventually, opened
 from tests.channels.push_service import PushService
 
 CARDS = 60
 
 
 async def measure() -> dict[str, Any]:
-    with temporary_directory() as root:
-        databases = TestDatabases(root, postgres_url=test_postgres_url())
-        url = await databases.create()
-        try:
-            return await _measure(url, root)
-        finally:
-            await databases.drop(url)
-            await databases.close()
+    return await on_a_fresh_database(_measure)
 
 
 async def _measure(url: str, root: Path) -> dict[str, Any]:

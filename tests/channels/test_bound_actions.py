@@ -22,7 +22,7 @@ from hub.core.notify.channel_accounts import create_link_token
 from hub.core.store.models import Interaction, InteractionStatus
 from hub.core.store.notification_models import DeliveredCard
 from hub.protocol.actions import ProposedAction, action_hash, short_hash
-from hub.sdk import ActionMismatch, Agent, Backoff, Resolution
+from hub.sdk import ActionMismatch, Agent, Resolution
 from tests.channels.answering import press, telegram_card
 from tests.channels.conftest import eventually
 from tests.channels.peers import BotApiPeer
@@ -50,16 +50,7 @@ async def hub(db: str, tmp_path: Path, bot_api: BotApiPeer) -> AsyncIterator[Liv
 
 @pytest.fixture
 async def agent(hub: LiveHub, tmp_path: Path) -> AsyncIterator[Agent]:
-    agent = Agent(
-        hub.url,
-        state_dir=tmp_path / "agent",
-        backoff=Backoff(initial_s=0.05, maximum_s=0.5),
-        pairing_code=await hub.pairing_code(),
-        name="migrator",
-    )
-    async with agent:
-        assert agent.agent_id
-        await hub.confirm(agent.agent_id, "migrator")
+    async with hub.agent(tmp_path / "agent", "migrator") as agent:
         yield agent
 
 

@@ -22,7 +22,6 @@ from hub.core.ids import new_id
 from hub.core.store.models import Interaction, InteractionStatus
 from hub.core.store.notification_models import Notification
 from hub.sdk import Agent
-from hub.sdk.backoff import Backoff
 from hub.testing import eventually
 from tests.channels.push_service import Browser, PushService
 from tests.sdk.live import LiveHub, live_hub
@@ -39,16 +38,7 @@ async def hub(db: str, tmp_path: Path) -> AsyncIterator[LiveHub]:
 
 @pytest.fixture
 async def agent(hub: LiveHub, tmp_path: Path) -> AsyncIterator[Agent]:
-    agent = Agent(
-        hub.url,
-        state_dir=tmp_path / "agent",
-        backoff=Backoff(initial_s=0.05, maximum_s=0.5),
-        pairing_code=await hub.pairing_code(),
-        name="deployer",
-    )
-    async with agent:
-        assert agent.agent_id
-        await hub.confirm(agent.agent_id, "deployer")
+    async with hub.agent(tmp_path / "agent", "deployer") as agent:
         yield agent
 
 

@@ -22,6 +22,8 @@ import httpx
 from hub.core.agents.pairing import create_pairing_code
 from hub.core.people.accounts import create_api_token, create_user
 from hub.protocol.actions import action_hash
+from hub.sdk import Agent
+from hub.sdk.backoff import Backoff
 from hub.testing import HubProcess
 
 HEARTBEAT_INTERVAL_S = 0.5
@@ -64,6 +66,22 @@ class LiveHub:
 
     async def confirm(self, agent_id: str, name: str = "agent") -> None:
         await self.api("POST", f"/agents/{agent_id}/confirm", {"name": name})
+
+    @contextlib.asynccontextmanager
+    async def agent(self, state_dir: Path, name: str) -> AsyncIterator[Agent]:
+        """An SDK agent paired with a fresh code and confirmed as ``name``, running; it
+        reconnects quickly, as a test wants after a hub restart."""
+        agent = Agent(
+            self.url,
+            state_dir=state_dir,
+            backoff=Backoff(initial_s=0.05, maximum_s=0.5),
+            pairing_code=await self.pairing_code(),
+            name=name,
+        )
+        async with agent:
+            assert agent.agent_id
+            await self.confirm(agent.agent_id, name)
+            yield agent
 
     async def conversation(self, agent_id: str, title: str = "Site rebuild") -> str:
         created = await self.api("POST", "/conversations", {"title": title, "agentIds": [agent_id]})
