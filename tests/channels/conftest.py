@@ -95,6 +95,16 @@ async def make_agent(workspace: Workspace) -> Agent:
     )
 
 
+def peer_settings(smtp: Any, bot_api: BotApiPeer, **more: Any) -> dict[str, Any]:
+    """Settings that send mail to ``smtp`` and Telegram through ``bot_api``."""
+    return {
+        "smtp_url": smtp.url,
+        "telegram_bot_token": bot_api.token,
+        "telegram_api_url": bot_api.url,
+        **more,
+    }
+
+
 def hub_settings(database_url: str, data_dir: Path, **overrides: Any) -> Any:
     return load_settings(
         database_url=database_url,

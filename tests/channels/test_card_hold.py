@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from hub.core.store.notification_models import Notification, NotificationStatus
 from tests.channels.answering import api_respond
-from tests.channels.conftest import eventually
+from tests.channels.conftest import eventually, peer_settings
 from tests.channels.peers import BotApiPeer, SmtpPeer
 
 ADA = 4242
@@ -18,12 +18,7 @@ ADA = 4242
 async def test_a_card_answered_within_the_hold_is_not_sent_and_one_left_waiting_is(
     make_hub, smtp: SmtpPeer, bot_api: BotApiPeer
 ) -> None:
-    settings = {
-        "smtp_url": smtp.url,
-        "telegram_bot_token": bot_api.token,
-        "telegram_api_url": bot_api.url,
-        "notify_after_s": 1.5,
-    }
+    settings = peer_settings(smtp, bot_api, notify_after_s=1.5)
     async with make_hub(**settings) as hub:
         await hub.link_telegram(hub.owner, bot_api, ADA)
         quick = await hub.ask(title="Answered at once")

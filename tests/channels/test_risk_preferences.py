@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from hub.core.notify.preferences import update_preferences
 from hub.core.store.notification_models import Notification, NotificationStatus
-from tests.channels.conftest import eventually
+from tests.channels.conftest import eventually, peer_settings
 from tests.channels.peers import BotApiPeer, SmtpPeer
 
 ADA = 4242
@@ -14,11 +14,7 @@ ADA = 4242
 async def test_only_high_risk_sends_the_high_card_and_not_the_medium_one(
     make_hub, smtp: SmtpPeer, bot_api: BotApiPeer
 ) -> None:
-    settings = {
-        "smtp_url": smtp.url,
-        "telegram_bot_token": bot_api.token,
-        "telegram_api_url": bot_api.url,
-    }
+    settings = peer_settings(smtp, bot_api)
     async with make_hub(**settings) as hub:
         await hub.link_telegram(hub.owner, bot_api, ADA)
         await update_preferences(hub.owner.user.id, {"onlyHighRisk": True})
