@@ -197,7 +197,8 @@ async def show(workspace_id: str, agent_id: str) -> Any:
         "pages/agent.html",
         **frame.context(),
         agent=agent,
-        status=agent_status(agent),
+        # Not "status": the page imports the macro of that name, which the value would hide.
+        agent_state=agent_status(agent),
         remote=await remote_of(agent.id),
         events=[
             {
