@@ -24,6 +24,21 @@ def error_response(error: HubError) -> Response:
     return response
 
 
+def http_error_response(error: HTTPException) -> Response:
+    """A routing refusal (no such path, method not allowed) in the contract's JSON."""
+    response = jsonify(
+        {
+            "error": {
+                "code": (error.name or "http_error").lower().replace(" ", "_"),
+                "message": error.description or error.name,
+                "hint": "Check the method and the path against /api/docs.",
+            }
+        }
+    )
+    response.status_code = error.code or 500
+    return response
+
+
 def init_app(app: Quart) -> None:
     @app.errorhandler(HubError)
     async def _hub_error(error: HubError) -> Response:
@@ -31,17 +46,7 @@ def init_app(app: Quart) -> None:
 
     @app.errorhandler(HTTPException)
     async def _http_error(error: HTTPException) -> Response:
-        response = jsonify(
-            {
-                "error": {
-                    "code": (error.name or "http_error").lower().replace(" ", "_"),
-                    "message": error.description or error.name,
-                    "hint": "Check the method and the path against /api/docs.",
-                }
-            }
-        )
-        response.status_code = error.code or 500
-        return response
+        return http_error_response(error)
 
     @app.errorhandler(Exception)
     async def _unexpected(error: Exception) -> Response:

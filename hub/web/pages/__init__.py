@@ -7,10 +7,13 @@ Pages call the core's services directly; live updates come from the browser WebS
 
 from __future__ import annotations
 
-from quart import Blueprint, Quart, Response, render_template
-from werkzeug.exceptions import Forbidden
+from typing import Any
+
+from quart import Blueprint, Quart, Response, render_template, request
+from werkzeug.exceptions import Forbidden, NotFound
 
 from hub.core.errors import HubError
+from hub.host.errors import http_error_response
 from hub.host.headers import harden
 from hub.web.pages import (
     accounts,
@@ -78,8 +81,23 @@ async def _forbidden(error: Forbidden) -> tuple[str, int]:
     return html, 403
 
 
+async def _no_page_here(error: NotFound) -> Any:
+    """An address nothing answers: a page for a person's browser, the contract's JSON for
+    the API and for clients that ask for JSON."""
+    wants_html = request.accept_mimetypes.accept_html and not request.path.startswith("/api/")
+    if not wants_html:
+        return http_error_response(error)
+    body = {
+        "code": "not_found",
+        "message": i18n.gettext("There is nothing at this address."),
+        "hint": i18n.gettext("Check the link, or start again from your inbox."),
+    }
+    return await render_template("pages/error.html", error=body, status=404), 404
+
+
 def init_app(app: Quart) -> None:
     # The session cookie itself is configured by hub.host.identity (shared with the API).
     i18n.init_app(app)
     session.init_app(app)
     app.register_blueprint(pages)
+    app.register_error_handler(NotFound, _no_page_here)

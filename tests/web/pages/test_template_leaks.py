@@ -33,3 +33,16 @@ async def test_no_page_shows_a_macro_an_object_or_an_undefined(app: Quart, brows
         leak = LEAKS.search(html)
         assert leak is None, (rule.rule, html[max(0, leak.start() - 200) : leak.end() + 100])
     assert seen > 10
+
+
+async def test_an_address_nothing_answers_is_a_page_for_people_and_json_for_the_api(
+    browser,
+) -> None:  # type: ignore[no-untyped-def]
+    ada = await browser("Ada")
+    status, html = await ada.page("/no/such/page", headers={"Accept": "text/html"})
+    assert status == 404 and "There is nothing at this address." in html
+    assert "<!doctype html>" in html.lower()
+    api = await ada.client.get("/api/v1/no-such-thing", headers={"Accept": "text/html"})
+    assert api.status_code == 404 and (await api.get_json())["error"]["code"] == "not_found"
+    client = await ada.client.get("/no/such/page", headers={"Accept": "application/json"})
+    assert (await client.get_json())["error"]["code"] == "not_found"
