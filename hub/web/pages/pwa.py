@@ -5,8 +5,8 @@ below its own path, and the app is the whole hub. Neither needs a session (brows
 the manifest without credentials) and neither holds anything of a person's.
 
 The worker (``static/service-worker.js``) keeps the app's shell (its styles, scripts and
-icons, and the last inbox opened) so the inbox opens at once, and says so honestly when
-the hub cannot be reached; it turns pushes into notifications (``hub.channels.push``).
+icons, and the last inbox opened) so the inbox opens even when the hub cannot be reached,
+and says so honestly then; it turns pushes into notifications (``hub.channels.push``).
 """
 
 from __future__ import annotations

@@ -1,9 +1,9 @@
 // LineUp Hub's service worker (served as /service-worker.js, scope "/").
 //
 // 1. The app's shell: styles, scripts and icons are kept, and the last inbox opened, so
-//    the installed app opens at once. Pages always come from the hub when it answers; only
-//    when it does not does the kept copy show, and the page's live status then says the
-//    hub is unreachable. Nothing but the shell and inbox pages is kept, and signing out
+//    the installed app opens even when the hub cannot be reached. Everything comes from
+//    the hub when it answers; only when it does not does the kept copy show, and the
+//    page's live status then says the hub is unreachable. Nothing but the shell and inbox pages is kept, and signing out
 //    drops the pages.
 // 2. Pushes (hub/channels/push): a card becomes a notification tagged with its id, so a
 //    push sent again replaces it; its actions post the card's signed single-use links,
@@ -42,22 +42,23 @@ self.addEventListener("fetch", (event) => {
   const url = new URL(request.url);
   if (request.method !== "GET" || url.origin !== self.location.origin) return;
   if (url.pathname.startsWith("/static/")) {
-    event.respondWith(staleWhileRevalidate(request));
+    event.respondWith(freshOrKept(request));
   } else if (request.mode === "navigate") {
     event.respondWith(networkFirst(request, INBOX.test(url.pathname)));
   }
 });
 
-async function staleWhileRevalidate(request) {
+// The hub's files from the hub while it answers (a hub upgraded is never run with the
+// scripts of the version before), the kept copy when it does not.
+async function freshOrKept(request) {
   const cache = await caches.open(SHELL);
-  const kept = await cache.match(request);
-  const fresh = fetch(request)
-    .then((response) => {
-      if (response.ok) cache.put(request, response.clone());
-      return response;
-    })
-    .catch(() => kept);
-  return kept || fresh;
+  try {
+    const response = await fetch(request);
+    if (response.ok) await cache.put(request, response.clone());
+    return response;
+  } catch (unreachable) {
+    return (await cache.match(request)) || Response.error();
+  }
 }
 
 async function networkFirst(request, keep) {
