@@ -5,12 +5,15 @@ below its own path, and the app is the whole hub. Neither needs a session (brows
 the manifest without credentials) and neither holds anything of a person's.
 
 The worker (``static/service-worker.js``) keeps the app's shell (its styles, scripts and
-icons, and the last inbox opened) so the inbox opens even when the hub cannot be reached,
-and says so honestly then; it turns pushes into notifications (``hub.channels.push``).
+icons) so the installed app opens at once, and the last inbox opened, shown when the hub
+cannot be reached, saying so; it turns pushes into notifications (``hub.channels.push``).
 """
 
 from __future__ import annotations
 
+import functools
+import hashlib
+from pathlib import Path
 from typing import Any
 
 from quart import Blueprint, Response, current_app, render_template, url_for
@@ -57,10 +60,33 @@ async def manifest() -> Response:
     return response
 
 
+# The files the worker keeps (its SHELL_FILES): their digest names its cache.
+SHELL_FILES = (
+    "tokens.css",
+    "app.css",
+    "app.js",
+    "live.js",
+    "icons/icon-192.png",
+    "icons/badge-96.png",
+)
+
+
+@functools.cache
+def _worker_source(static_folder: str) -> str:
+    """The worker as served: its cache named after the shell's files, so that changed files
+    make a changed worker, which the browser installs, keeping the new files."""
+    folder = Path(static_folder)
+    digest = hashlib.sha256()
+    for name in SHELL_FILES:
+        digest.update((folder / name).read_bytes())
+    source = (folder / "service-worker.js").read_text()
+    return source.replace("SHELL_DIGEST", digest.hexdigest()[:16])
+
+
 @blueprint.get("/service-worker.js")
 async def service_worker() -> Response:
-    response = await current_app.send_static_file("service-worker.js")
-    response.mimetype = "text/javascript"
+    source = _worker_source(str(current_app.static_folder))
+    response = current_app.response_class(source, mimetype="text/javascript")
     # A browser checks for a new worker on each navigation; no-cache keeps that check real.
     response.cache_control.no_cache = True
     response.cache_control.max_age = 0

@@ -1,16 +1,16 @@
 // LineUp Hub's service worker (served as /service-worker.js, scope "/").
 //
-// 1. The app's shell: styles, scripts and icons are kept, and the last inbox opened, so
-//    the installed app opens even when the hub cannot be reached. Everything comes from
-//    the hub when it answers; only when it does not does the kept copy show, and the
-//    page's live status then says the hub is unreachable. Nothing but the shell and inbox pages is kept, and signing out
+// 1. The app's shell: styles, scripts and icons are kept, so the installed app opens at
+//    once, and the last inbox opened. Pages come from the hub when it answers; only when
+//    it does not does the kept inbox show, and the page's live status then says the hub
+//    is unreachable. Nothing but the shell and inbox pages is kept, and signing out
 //    drops the pages.
 // 2. Pushes (hub/channels/push): a card becomes a notification tagged with its id, so a
 //    push sent again replaces it; its actions post the card's signed single-use links,
 //    which decide that option only. A "close" push closes the card's notification.
 "use strict";
 
-const SHELL = "lineup-shell-v1";
+const SHELL = "lineup-shell-SHELL_DIGEST"; // the digest is put in by /service-worker.js
 const PAGES = "lineup-pages-v1";
 const SHELL_FILES = [
   "/offline",
@@ -42,23 +42,25 @@ self.addEventListener("fetch", (event) => {
   const url = new URL(request.url);
   if (request.method !== "GET" || url.origin !== self.location.origin) return;
   if (url.pathname.startsWith("/static/")) {
-    event.respondWith(freshOrKept(request));
+    event.respondWith(keptThenFresh(request));
   } else if (request.mode === "navigate") {
     event.respondWith(networkFirst(request, INBOX.test(url.pathname)));
   }
 });
 
-// The hub's files from the hub while it answers (a hub upgraded is never run with the
-// scripts of the version before), the kept copy when it does not.
-async function freshOrKept(request) {
+// The kept copy at once, refreshed behind it. The cache's name carries a digest of the
+// shell's files (the hub puts it in when it serves this worker), so a hub whose files
+// changed serves a new worker, which keeps the new files and drops the old.
+async function keptThenFresh(request) {
   const cache = await caches.open(SHELL);
-  try {
-    const response = await fetch(request);
-    if (response.ok) await cache.put(request, response.clone());
-    return response;
-  } catch (unreachable) {
-    return (await cache.match(request)) || Response.error();
-  }
+  const kept = await cache.match(request);
+  const fresh = fetch(request)
+    .then((response) => {
+      if (response.ok) cache.put(request, response.clone());
+      return response;
+    })
+    .catch(() => kept || Response.error());
+  return kept || fresh;
 }
 
 async function networkFirst(request, keep) {
