@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from hub.core.ids import new_id
 from hub.core.log.events import append_event
-from hub.core.store.models import Agent, AgentStatus, Workspace
+from hub.core.store.models import Agent, AgentStatus, User, Workspace
 
 
 async def make_agent(workspace: Workspace, name: str = "builder") -> Agent:
@@ -15,6 +15,21 @@ async def make_agent(workspace: Workspace, name: str = "builder") -> Agent:
         status=AgentStatus.ONLINE,
         runtime="test",
     )
+
+
+async def started_task(workspace: Workspace, agent: Agent, user: User) -> str:
+    """A task ``user`` gave ``agent``, which took it: running."""
+    task_id = new_id("task")
+    await append_event(
+        workspace.id,
+        "task.created",
+        {"taskId": task_id, "title": "Deploy", "targetAgentId": agent.id},
+        actor=f"user:{user.id}",
+    )
+    await append_event(
+        workspace.id, "task.accepted", {"taskId": task_id}, actor=f"agent:{agent.id}"
+    )
+    return task_id
 
 
 async def run_scenario(workspace: Workspace, agent: Agent) -> dict[str, str]:

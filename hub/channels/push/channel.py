@@ -14,7 +14,8 @@ on: the hub makes its VAPID key pair on first start (``hub.channels.push.keys``)
 from __future__ import annotations
 
 import logging
-from typing import Any, ClassVar
+from collections.abc import Mapping
+from typing import ClassVar
 
 from hub.channels.base import Capabilities, Channel, ChannelContext, DeliveryRefused, Recipient
 from hub.channels.cards import Card, Notice
@@ -119,5 +120,8 @@ def _contact(settings: Settings) -> str:
     return contact if contact.startswith(("mailto:", "https:")) else f"mailto:{contact}"
 
 
-def public_key_of(channel: Any) -> str | None:
-    return channel.public_key if isinstance(channel, PushChannel) else None
+def running_push(channels: Mapping[str, Channel]) -> PushChannel | None:
+    """The hub's push channel among its running ``channels`` (``ChannelRuntime.channels``);
+    None when push is not installed."""
+    channel = channels.get(PushChannel.name)
+    return channel if isinstance(channel, PushChannel) else None

@@ -125,6 +125,11 @@ async def subscriptions_of(user_id: str) -> list[PushSubscription]:
     return await PushSubscription.filter(user_id=user_id).order_by("created_at")
 
 
+async def subscription_of(user_id: str, subscription_id: str) -> PushSubscription | None:
+    """One of the person's own subscriptions; None for anyone else's, or none."""
+    return await PushSubscription.filter(id=subscription_id, user_id=user_id).first()
+
+
 async def unsubscribe(user_id: str, subscription_id: str) -> None:
     """Remove one of the person's own subscriptions; ``NotFound`` for any other id."""
     async with in_transaction() as connection:
@@ -203,6 +208,7 @@ __all__ = [
     "drop_endpoint",
     "mark_sent",
     "subscribe",
+    "subscription_of",
     "subscription_view",
     "subscriptions_of",
     "unsubscribe",

@@ -13,18 +13,17 @@ from typing import Any
 from pydantic import Field
 from quart import Blueprint, current_app
 
-from hub.channels.base import Channel
-from hub.channels.push.channel import PushChannel
+from hub.channels.push.channel import PushChannel, running_push
 from hub.channels.push.sender import PushFailed, Sent
 from hub.channels.runtime import runtime_of
 from hub.core.errors import Conflict, Gone, NotFound, Unavailable
 from hub.core.notify.push_subscriptions import (
     subscribe,
+    subscription_of,
     subscription_view,
     subscriptions_of,
     unsubscribe,
 )
-from hub.core.store.notification_models import PushSubscription
 from hub.host.identity import current_caller
 from hub.host.settings import settings_of
 from hub.web.api.base import ApiModel, json_body
@@ -47,8 +46,8 @@ class NewPushSubscription(ApiModel):
 
 
 def _push() -> PushChannel:
-    channel: Channel | None = runtime_of(current_app).channels.get("push")
-    if not isinstance(channel, PushChannel):
+    channel = running_push(runtime_of(current_app).channels)
+    if channel is None:
         raise NotFound(
             "Push is not available on this hub.",
             code="push_not_available",
@@ -104,7 +103,7 @@ async def test_subscription(subscription_id: str) -> tuple[dict[str, Any], int]:
     take it."""
     caller = await current_caller()
     channel = _push()
-    row = await PushSubscription.filter(id=subscription_id, user_id=caller.user.id).first()
+    row = await subscription_of(caller.user.id, subscription_id)
     if row is None:
         raise NotFound("No such push subscription of yours.", code="push_subscription_not_found")
     recipient = await runtime_of(current_app).recipient(caller.user, "push")

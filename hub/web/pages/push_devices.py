@@ -10,12 +10,16 @@ from typing import Any
 
 from quart import Blueprint, current_app, flash, redirect, url_for
 
-from hub.channels.push.channel import PushChannel
+from hub.channels.push.channel import running_push
 from hub.channels.push.sender import PushFailed, Sent
 from hub.channels.runtime import runtime_of
 from hub.core.errors import HubError
-from hub.core.notify.push_subscriptions import subscription_view, subscriptions_of, unsubscribe
-from hub.core.store.notification_models import PushSubscription
+from hub.core.notify.push_subscriptions import (
+    subscription_of,
+    subscription_view,
+    subscriptions_of,
+    unsubscribe,
+)
 from hub.web.pages.i18n import gettext as _
 from hub.web.pages.session import current_user, login_required
 from hub.web.pages.workspace import frame_for
@@ -24,9 +28,8 @@ blueprint = Blueprint("push_devices", __name__)
 
 
 async def push_context(user_id: str) -> dict[str, Any]:
-    channel = runtime_of(current_app).channels.get("push")
     return {
-        "available": isinstance(channel, PushChannel),
+        "available": running_push(runtime_of(current_app).channels) is not None,
         "devices": [subscription_view(row) for row in await subscriptions_of(user_id)],
     }
 
@@ -41,9 +44,9 @@ async def test(workspace_id: str, subscription_id: str) -> Any:
     user = await current_user()
     assert user is not None
     await frame_for(user, workspace_id)
-    row = await PushSubscription.filter(id=subscription_id, user_id=user.id).first()
-    channel = runtime_of(current_app).channels.get("push")
-    if row is None or not isinstance(channel, PushChannel):
+    row = await subscription_of(user.id, subscription_id)
+    channel = running_push(runtime_of(current_app).channels)
+    if row is None or channel is None:
         await flash(_("That device does not have push on any more."))
         return _back(workspace_id)
     recipient = await runtime_of(current_app).recipient(user, "push")

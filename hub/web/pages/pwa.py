@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import json
 from pathlib import Path
 from typing import Any
 
@@ -60,7 +61,7 @@ async def manifest() -> Response:
     return response
 
 
-# The files the worker keeps (its SHELL_FILES): their digest names its cache.
+# The hub's files the worker keeps, beside the offline page; their digest names its cache.
 SHELL_FILES = (
     "tokens.css",
     "app.css",
@@ -73,13 +74,16 @@ SHELL_FILES = (
 
 @functools.cache
 def _worker_source(static_folder: str) -> str:
-    """The worker as served: its cache named after the shell's files, so that changed files
-    make a changed worker, which the browser installs, keeping the new files."""
+    """The worker as served: the list of the shell's files, and its cache named after their
+    digest, so that changed files make a changed worker, which the browser installs,
+    keeping the new files."""
     folder = Path(static_folder)
     digest = hashlib.sha256()
     for name in SHELL_FILES:
         digest.update((folder / name).read_bytes())
+    kept = ["/offline", *(f"/static/{name}" for name in SHELL_FILES)]
     source = (folder / "service-worker.js").read_text()
+    source = source.replace("SHELL_FILES_LIST", json.dumps(kept))
     return source.replace("SHELL_DIGEST", digest.hexdigest()[:16])
 
 

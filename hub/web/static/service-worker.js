@@ -12,15 +12,8 @@
 
 const SHELL = "lineup-shell-SHELL_DIGEST"; // the digest is put in by /service-worker.js
 const PAGES = "lineup-pages-v1";
-const SHELL_FILES = [
-  "/offline",
-  "/static/tokens.css",
-  "/static/app.css",
-  "/static/app.js",
-  "/static/live.js",
-  "/static/icons/icon-192.png",
-  "/static/icons/badge-96.png",
-];
+// What it keeps: the offline page and the hub's files that hub/web/pages/pwa.py lists.
+const SHELL_FILES = SHELL_FILES_LIST;
 const INBOX = /^\/(w\/[^/]+\/inbox)?$/;
 
 self.addEventListener("install", (event) => {

@@ -19,10 +19,10 @@ from hub.core.notify.preferences import (
     update_preferences,
     withdraw_surface,
 )
-from hub.core.store.models import Agent, User, Workspace
+from hub.core.store.models import Agent, Workspace
 from hub.core.store.notification_models import ChannelAccount, Notification, NotificationSettings
 from hub.core.work.interactions import respond_to_interaction
-from tests.core.scenario import make_agent
+from tests.core.scenario import make_agent, started_task
 
 
 @pytest.fixture(autouse=True)
@@ -32,20 +32,6 @@ def surfaces() -> Iterator[None]:
     yield
     withdraw_surface("email")
     withdraw_surface("telegram")
-
-
-async def _task(workspace: Workspace, agent: Agent, user: User) -> str:
-    task_id = new_id("task")
-    await append_event(
-        workspace.id,
-        "task.created",
-        {"taskId": task_id, "title": "Deploy", "targetAgentId": agent.id},
-        actor=f"user:{user.id}",
-    )
-    await append_event(
-        workspace.id, "task.accepted", {"taskId": task_id}, actor=f"agent:{agent.id}"
-    )
-    return task_id
 
 
 async def _ask(
@@ -66,7 +52,7 @@ async def _ask(
 async def test_a_card_notifies_each_wanted_surface_once(make_user) -> None:
     user, workspace = await make_user("ada")
     agent = await make_agent(workspace)
-    task_id = await _task(workspace, agent, user)
+    task_id = await started_task(workspace, agent, user)
     interaction_id = await _ask(workspace, agent, task_id, envelope_id="ask-1")
     # The same envelope again is a duplicate event: no second notification.
     await append_event(
@@ -118,14 +104,14 @@ async def test_only_types_that_may_enqueue_write_rows(make_user) -> None:
         actor=f"agent:{agent.id}",
         conversation_id=conversation_id,
     )
-    task_id = await _task(workspace, agent, user)
+    task_id = await started_task(workspace, agent, user)
     await append(
         "interaction.requested",
         {"interaction": {"id": new_id("interaction"), "type": "approval", "title": "Go?"}},
         actor=f"agent:{agent.id}",
         task_id=task_id,
     )
-    failing_id = await _task(workspace, agent, user)
+    failing_id = await started_task(workspace, agent, user)
     await append(
         "task.status_changed",
         {"taskId": failing_id, "status": "failed", "error": "boom"},
@@ -166,7 +152,7 @@ async def test_preferences_choose_surfaces_and_events(make_user) -> None:
     view = await update_preferences(user.id, {"surfaces": {"email": {"waiting": False}}})
     assert view["surfaces"]["email"] == {"waiting": False, "failed": True}
     assert view["surfaces"]["telegram"] == {"waiting": True, "failed": True}
-    task_id = await _task(workspace, agent, user)
+    task_id = await started_task(workspace, agent, user)
     await _ask(workspace, agent, task_id)
     assert await Notification.all().values_list("surface", flat=True) == ["telegram"]
 
@@ -176,7 +162,7 @@ async def test_preferences_choose_surfaces_and_events(make_user) -> None:
         {"taskId": task_id, "status": "cancelled"},
         actor=f"agent:{agent.id}",
     )
-    other = await _task(workspace, agent, user)
+    other = await started_task(workspace, agent, user)
     await append_event(
         workspace.id,
         "task.status_changed",
@@ -218,6 +204,6 @@ async def test_quiet_hours_hold_notifications_until_they_end(make_user) -> None:
     assert ends is not None and now < ends <= now + timedelta(hours=1)
 
     agent = await make_agent(workspace)
-    await _ask(workspace, agent, await _task(workspace, agent, user))
+    await _ask(workspace, agent, await started_task(workspace, agent, user))
     row = await Notification.get(kind="waiting")
     assert row.next_attempt_at > now + timedelta(minutes=50)

@@ -25,7 +25,7 @@ from hub.core.notify.preferences import (
 )
 from hub.core.store.models import Agent, User, Workspace
 from hub.core.store.notification_models import Notification
-from tests.core.scenario import make_agent
+from tests.core.scenario import make_agent, started_task
 
 
 @pytest.fixture(autouse=True)
@@ -35,20 +35,6 @@ def surfaces() -> Iterator[None]:
     yield
     withdraw_surface("email")
     withdraw_surface("telegram")
-
-
-async def _task(workspace: Workspace, agent: Agent, user: User) -> str:
-    task_id = new_id("task")
-    await append_event(
-        workspace.id,
-        "task.created",
-        {"taskId": task_id, "title": "Deploy", "targetAgentId": agent.id},
-        actor=f"user:{user.id}",
-    )
-    await append_event(
-        workspace.id, "task.accepted", {"taskId": task_id}, actor=f"agent:{agent.id}"
-    )
-    return task_id
 
 
 async def _ask(workspace: Workspace, agent: Agent, task_id: str, **card: Any) -> str:
@@ -64,7 +50,7 @@ async def _ask(workspace: Workspace, agent: Agent, task_id: str, **card: Any) ->
 
 
 async def _fail(workspace: Workspace, agent: Agent, user: User) -> str:
-    task_id = await _task(workspace, agent, user)
+    task_id = await started_task(workspace, agent, user)
     await append_event(
         workspace.id,
         "task.status_changed",
@@ -90,7 +76,7 @@ async def test_only_high_risk_skips_lower_and_unstated_risk_but_not_failures(mak
     user, workspace = await make_user("ada")
     await update_preferences(user.id, {"onlyHighRisk": True})
     agent = await make_agent(workspace)
-    task_id = await _task(workspace, agent, user)
+    task_id = await started_task(workspace, agent, user)
     low = await _ask(workspace, agent, task_id, risk="low")
     medium = await _ask(workspace, agent, task_id, risk="medium")
     unstated = await _ask(workspace, agent, task_id)
@@ -108,7 +94,7 @@ async def test_only_high_risk_holds_reminders_and_escalations_to_the_same_rule(
 ) -> None:
     ada, workspace = await make_user("ada")
     agent = await make_agent(workspace)
-    task_id = await _task(workspace, agent, ada)
+    task_id = await started_task(workspace, agent, ada)
     medium = await _ask(workspace, agent, task_id, risk="medium")
     high = await _ask(workspace, agent, task_id, risk="high")
     await update_preferences(ada.id, {"onlyHighRisk": True})
@@ -145,7 +131,7 @@ async def test_quiet_hours_hold_high_risk_unless_let_through(make_user) -> None:
     user, workspace = await make_user("ada")
     await update_preferences(user.id, {"quietHours": _quiet_now()})
     agent = await make_agent(workspace)
-    task_id = await _task(workspace, agent, user)
+    task_id = await started_task(workspace, agent, user)
     soon = datetime.now(UTC) + timedelta(minutes=50)
 
     held = await _ask(workspace, agent, task_id, risk="high")

@@ -31,6 +31,12 @@ async def test_the_service_worker_is_served_from_the_root_and_never_stale(browse
     assert "notificationclick" in source
     # Its cache is named after the shell's files: changed files make a changed worker.
     assert "SHELL_DIGEST" not in source and re.search(r'"lineup-shell-[0-9a-f]{16}"', source)
+    # It keeps the files the hub lists, each of which the hub serves.
+    listed = re.search(r"const SHELL_FILES = (\[.*?\]);", source)
+    assert listed is not None
+    for path in json.loads(listed.group(1)):
+        kept = await ada.client.get(path)
+        assert kept.status_code == 200, path
     offline = await ada.client.get("/offline")
     assert "The hub cannot be reached" in await offline.get_data(as_text=True)
 
