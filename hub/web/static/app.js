@@ -253,7 +253,49 @@ function setupServiceWorker() {
   }
 }
 
+// A message box marked data-grow starts one line high and grows with what is typed, up to
+// the height its CSS allows (then it scrolls).
+function setupGrowingText(root) {
+  root.querySelectorAll("textarea[data-grow]").forEach((field) => {
+    if (field.dataset.bound) return;
+    field.dataset.bound = "1";
+    const fit = () => {
+      const pinned = LineUp.thread.pinned();
+      field.style.height = "auto";
+      field.style.height = `${field.scrollHeight + 2}px`;
+      if (pinned) LineUp.thread.toBottom();
+    };
+    field.addEventListener("input", fit);
+    if (field.value) fit();
+  });
+}
+
+// A conversation reads from its newest message: the page opens at the bottom of the thread
+// and keeps to it while text streams in, unless the person scrolled up to read.
+LineUp.thread = {
+  atBottom() {
+    const page = document.scrollingElement;
+    return page.scrollHeight - page.scrollTop - page.clientHeight < 48;
+  },
+  toBottom() {
+    const page = document.scrollingElement;
+    page.scrollTop = page.scrollHeight;
+  },
+  // Whether the page shows a thread and the person is at its end (so follows what comes).
+  pinned() {
+    return Boolean(document.querySelector("[data-thread]")) && LineUp.thread.atBottom();
+  },
+};
+
+function openAtNewest() {
+  if (!document.querySelector("[data-thread]") || window.location.hash) return;
+  LineUp.thread.toBottom();
+  // Late layout (fonts, the cards' details) can push the end down once more.
+  window.addEventListener("load", () => LineUp.thread.toBottom(), { once: true });
+}
+
 LineUp.enhance = (root) => {
+  setupGrowingText(root);
   setupToggles(root);
   setupCopy(root);
   setupNotifications(root);
@@ -272,6 +314,7 @@ document.addEventListener("DOMContentLoaded", () => {
   setupSubmitStates();
   setupValidation();
   LineUp.enhance(document);
+  openAtNewest();
   const focus = document.querySelector("[data-autofocus]");
   if (focus) focus.focus();
 });

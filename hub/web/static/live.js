@@ -112,6 +112,7 @@
     if (!thread || !payload.messageId || (conversation && payload.conversationId !== conversation)) {
       return;
     }
+    const pinned = LineUp.thread.pinned(); // at the newest message: stay there as text comes
     let item = thread.querySelector(`[data-message="${CSS.escape(payload.messageId)}"]`);
     if (!item) {
       item = document.createElement("li");
@@ -130,6 +131,7 @@
     if (item.dataset.streaming && content) {
       content.textContent += String(payload.delta || "");
     }
+    if (pinned) LineUp.thread.toBottom();
   }
 
   function isRecent(frame) {
@@ -201,6 +203,7 @@
         current.replaceWith(replacement);
         LineUp.enhance(replacement);
       };
+      const pinned = LineUp.thread.pinned();
       const keys = (root) => [...root.querySelectorAll("[data-live]")].map((r) => r.dataset.live);
       const same = keys(doc).join(" ") === keys(document).join(" ");
       doc.querySelectorAll("[data-live]").forEach((fresh) => {
@@ -211,6 +214,7 @@
         swap(document.querySelector(`[data-live="${key}"]`), fresh);
       });
       if (!same) swap(document.querySelector(".layout"), doc.querySelector(".layout"));
+      if (pinned) LineUp.thread.toBottom();
       if (deferred) document.addEventListener("focusout", () => scheduleRefresh(300), { once: true });
       const sequence = doc.body.dataset.sequence;
       if (sequence) body.dataset.sequence = sequence;

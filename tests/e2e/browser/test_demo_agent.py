@@ -127,6 +127,7 @@ async def test_sign_up_connect_the_demo_agent_and_see_the_task_through(
         await page.get_by_role("button", name="Start", exact=True).click()
         await page.wait_for_url("**/conversations/*")
         await page.fill("#composer-content", "Tidy the project's dependencies and plan it")
+        await page.locator(".composer-options > summary").click()  # folded by default
         await page.check("input[name=track]")
         await page.get_by_role("button", name="Send", exact=True).click()
         await page.locator(".notice", has_text="tracked as a task").wait_for()
