@@ -290,8 +290,16 @@ LineUp.thread = {
 function openAtNewest() {
   if (!document.querySelector("[data-thread]") || window.location.hash) return;
   LineUp.thread.toBottom();
-  // Late layout (fonts, the cards' details) can push the end down once more.
-  window.addEventListener("load", () => LineUp.thread.toBottom(), { once: true });
+  const placed = document.scrollingElement.scrollTop;
+  // Late layout (fonts, the cards' details) can push the end down once more; a person who
+  // scrolled meanwhile is left where they went.
+  window.addEventListener(
+    "load",
+    () => {
+      if (document.scrollingElement.scrollTop === placed) LineUp.thread.toBottom();
+    },
+    { once: true },
+  );
 }
 
 LineUp.enhance = (root) => {
