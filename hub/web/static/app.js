@@ -302,7 +302,83 @@ function openAtNewest() {
   );
 }
 
+// What a person is writing on a card (an answer, a comment, an edit of the action) survives
+// a reload and the card being redrawn: kept per card in this tab's session storage until it
+// is sent or the card closes. A sensitive answer (autocomplete off) is never kept.
+const DRAFT_KEY = "lineup:draft:";
+
+function draftFields(form) {
+  return [...form.elements].filter(
+    (field) =>
+      field.name &&
+      !field.hidden &&
+      field.type !== "hidden" &&
+      field.getAttribute("autocomplete") !== "off" &&
+      (field instanceof HTMLTextAreaElement ||
+        (field instanceof HTMLInputElement && !["checkbox", "radio", "submit", "password"].includes(field.type))),
+  );
+}
+
+function cardOf(form) {
+  const card = form.closest("[data-card]");
+  return card && form.matches("[data-card-form]") ? card.dataset.card : null;
+}
+
+function saveDraft(form) {
+  const card = cardOf(form);
+  if (!card) return;
+  const values = {};
+  draftFields(form).forEach((field) => {
+    if (field.value !== field.defaultValue) values[field.name] = field.value;
+  });
+  try {
+    if (Object.keys(values).length) sessionStorage.setItem(DRAFT_KEY + card, JSON.stringify(values));
+    else sessionStorage.removeItem(DRAFT_KEY + card);
+  } catch (_error) {
+    // Storage full or refused: the draft lives as long as the page, as before.
+  }
+}
+
+function restoreDrafts(root) {
+  root.querySelectorAll("[data-card]").forEach((card) => {
+    const key = DRAFT_KEY + card.dataset.card;
+    let stored = null;
+    try {
+      stored = JSON.parse(sessionStorage.getItem(key) || "null");
+      if (card.dataset.cardStatus !== "pending") sessionStorage.removeItem(key);
+    } catch (_error) {
+      return;
+    }
+    const form = card.querySelector("form[data-card-form]");
+    if (!stored || !form || card.dataset.cardStatus !== "pending") return;
+    draftFields(form).forEach((field) => {
+      if (field.name in stored && field.value === field.defaultValue) {
+        field.value = stored[field.name];
+        const folded = field.closest("details");
+        if (folded) folded.open = true;
+        // Marks the form as being written in, which live updates respect.
+        field.dispatchEvent(new Event("input", { bubbles: true }));
+      }
+    });
+  });
+}
+
+document.addEventListener("input", (event) => {
+  const form = event.target && event.target.form;
+  if (form && event.isTrusted) saveDraft(form);
+});
+document.addEventListener("submit", (event) => {
+  const card = event.target instanceof HTMLFormElement && cardOf(event.target);
+  if (!card) return;
+  try {
+    sessionStorage.removeItem(DRAFT_KEY + card);
+  } catch (_error) {
+    // nothing kept
+  }
+});
+
 LineUp.enhance = (root) => {
+  restoreDrafts(root);
   setupGrowingText(root);
   setupToggles(root);
   setupCopy(root);
