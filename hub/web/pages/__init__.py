@@ -33,6 +33,7 @@ from hub.web.pages import (
     tasks,
     telegram_link,
 )
+from hub.web.pages.error_messages import for_person
 
 pages = Blueprint("pages", __name__)
 for area in (
@@ -66,7 +67,7 @@ async def _harden(response: Response) -> Response:
 
 @pages.errorhandler(HubError)
 async def _hub_error(error: HubError) -> tuple[str, int]:
-    html = await render_template("pages/error.html", error=error.to_dict(), status=error.status)
+    html = await render_template("pages/error.html", error=for_person(error), status=error.status)
     return html, error.status
 
 
