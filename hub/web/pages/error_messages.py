@@ -404,6 +404,27 @@ def for_person(error: HubError) -> dict[str, str]:
         return english
 
 
+# The refusals the pages' scripts can meet from the JSON API (turning push on), which the
+# scripts show in the page's language by code.
+SCRIPT_CODES = (
+    "invalid_push_subscription",
+    "too_many_devices",
+    "push_not_available",
+    "not_signed_in",
+    "read_only_member",
+    "cross_site_request",
+    "rate_limited",
+)
+
+
+def for_scripts() -> dict[str, str]:
+    """code → the message a script shows for it; empty in English, where the JSON API's
+    own message is the one to show."""
+    if language_in_effect() == DEFAULT_LANGUAGE:
+        return {}
+    return {code: gettext(MESSAGES[code][0]) % LIMITS for code in SCRIPT_CODES}
+
+
 def said(error: HubError) -> str:
     """The error in one line, for a notice shown after a redirect."""
     shown = for_person(error)

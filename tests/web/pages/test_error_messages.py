@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import ast
+import json
 import re
 from pathlib import Path
 
@@ -103,3 +104,13 @@ async def test_login_and_signup_refusals_in_the_page_language(app: Quart, browse
         "/api/v1/auth/register", json={"email": email, "password": "long enough pass"}, headers=zh
     )
     assert (await response.get_json())["error"]["message"].startswith("An account for")
+
+
+async def test_the_scripts_get_the_pages_words_for_the_apis_refusals(browser) -> None:  # type: ignore[no-untyped-def]
+    ada = await browser("Ada")
+    _status, html = await ada.page(ada.w("/settings"), headers={"Accept-Language": "zh-CN"})
+    strings = json.loads(re.search(r'id="ui-strings">(.*?)</script>', html, re.S)[1])  # type: ignore[index]
+    assert strings["errors"]["too_many_devices"] == "已有 20 个浏览器开启了推送。"
+    _status, html = await ada.page(ada.w("/settings"), headers={"Accept-Language": "en"})
+    strings = json.loads(re.search(r'id="ui-strings">(.*?)</script>', html, re.S)[1])  # type: ignore[index]
+    assert strings["errors"] == {}  # English pages show the API's own message
