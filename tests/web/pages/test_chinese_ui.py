@@ -73,7 +73,7 @@ class VisibleText(HTMLParser):
 
     def handle_data(self, data: str) -> None:
         if self._strings:
-            self.parts.extend(json.loads(data).values())
+            self.parts.extend(_strings_in(list(json.loads(data).values())))
         elif not self._verbatim:
             self.parts.append(data)
 
