@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 PYTEST_ARGS ?=
 
-.PHONY: run test lint coding-clis test-sqlite test-postgres migrations clean chromium translations screenshots fuzz faults bench soak
+.PHONY: run test lint coding-clis axe-core test-sqlite test-postgres migrations clean chromium translations screenshots fuzz faults bench soak
 
 # Reinstall when pyproject.toml changes; otherwise the stamp keeps `make` quick.
 $(VENV)/.installed: pyproject.toml
@@ -21,7 +21,7 @@ run: $(VENV)/.installed
 ## test: lint, then every test on SQLite and on a throwaway PostgreSQL; the two suites run
 ## side by side (each mostly waits on sockets and timers), each one's output shown whole
 ## when it ends
-test: $(VENV)/.installed chromium coding-clis lint
+test: $(VENV)/.installed chromium coding-clis axe-core lint
 	$(MAKE) --no-print-directory -j2 --output-sync=target test-sqlite test-postgres
 
 ## lint: style, types, and the import rules of docs/architecture.md (contracts in pyproject)
@@ -70,6 +70,11 @@ bench: $(VENV)/.installed
 ## into .cache/coding-clis)
 coding-clis:
 	scripts/install-coding-clis > /dev/null
+
+## axe-core: the accessibility checker the browser tests run in every page (pinned, from npm,
+## into .cache/axe-core)
+axe-core:
+	scripts/install-axe-core > /dev/null
 
 ## chromium: the browser the UI tests drive (Debian's package; Playwright's own download
 ## needs the internet)

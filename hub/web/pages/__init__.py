@@ -33,6 +33,7 @@ from hub.web.pages import (
     tasks,
     telegram_link,
 )
+from hub.web.pages.error_messages import for_person, for_scripts
 
 pages = Blueprint("pages", __name__)
 for area in (
@@ -66,7 +67,7 @@ async def _harden(response: Response) -> Response:
 
 @pages.errorhandler(HubError)
 async def _hub_error(error: HubError) -> tuple[str, int]:
-    html = await render_template("pages/error.html", error=error.to_dict(), status=error.status)
+    html = await render_template("pages/error.html", error=for_person(error), status=error.status)
     return html, error.status
 
 
@@ -98,6 +99,7 @@ async def _no_page_here(error: NotFound) -> Any:
 def init_app(app: Quart) -> None:
     # The session cookie itself is configured by hub.host.identity (shared with the API).
     i18n.init_app(app)
+    app.jinja_env.globals["refusals_for_scripts"] = for_scripts
     session.init_app(app)
     app.register_blueprint(pages)
     app.register_error_handler(NotFound, _no_page_here)

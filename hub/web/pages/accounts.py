@@ -9,6 +9,7 @@ from quart import Blueprint, redirect, render_template, request, url_for
 from hub.core.errors import HubError
 from hub.core.people.accounts import create_user
 from hub.web.api.auth import check_password
+from hub.web.pages.error_messages import for_person
 from hub.web.pages.i18n import gettext as _
 from hub.web.pages.session import current_user, login_required, login_user, logout_user, safe_next
 from hub.web.pages.workspace import home_workspace
@@ -40,7 +41,7 @@ async def login() -> Any:
         user = await check_password(email, form.get("password", ""), via="web")
     except HubError as error:
         html = await render_template(
-            "pages/login.html", next_url=next_url, email=email, error=error.to_dict()
+            "pages/login.html", next_url=next_url, email=email, error=for_person(error)
         )
         return html, error.status
     await login_user(user)
@@ -58,7 +59,7 @@ async def signup() -> Any:
             values["email"], form.get("password", ""), values["display_name"] or None
         )
     except HubError as error:
-        html = await render_template("pages/signup.html", values=values, error=error.to_dict())
+        html = await render_template("pages/signup.html", values=values, error=for_person(error))
         return html, error.status
     await login_user(user)
     return redirect(url_for("pages.agents.connect", workspace_id=workspace.id))

@@ -37,6 +37,7 @@ from hub.core.people.credentials import hash_pairing_code
 from hub.core.store.models import Agent, Event, PairingCode
 from hub.core.work.sensitive_answers import envelopes_for_people
 from hub.host.settings import settings_of
+from hub.web.pages.error_messages import said
 from hub.web.pages.i18n import gettext as _
 from hub.web.pages.session import current_user, login_required
 from hub.web.pages.tasks import new_task_form
@@ -162,7 +163,7 @@ async def confirm(workspace_id: str, agent_id: str) -> Any:
             frame.workspace.id, agent_id, form.get("name", ""), by=f"user:{user.id}"
         )
     except HubError as error:
-        await flash(f"{error.message} ({error.code})")
+        await flash(said(error))
         return redirect(url_for("pages.agents.connect", workspace_id=frame.workspace.id))
     pairing = session.get(SESSION_PAIRING)
     if pairing and pairing.get("workspaceId") == frame.workspace.id:

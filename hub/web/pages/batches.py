@@ -24,6 +24,7 @@ from hub.core.work.batch_answers import (
     respond_to_batch,
 )
 from hub.web.pages.cards import CardView
+from hub.web.pages.error_messages import said
 from hub.web.pages.i18n import gettext as _
 from hub.web.pages.interactions import card_views
 from hub.web.pages.session import current_user, login_required
@@ -63,7 +64,7 @@ async def decide(workspace_id: str, task_id: str) -> Any:
             frame.workspace.id, task_id, items, responder=f"user:{user.id}", via="web"
         )
     except InvalidInput as error:
-        await flash(f"{error.message} ({error.code})")
+        await flash(said(error))
         for problem in error.details.get("items", []):
             view = views.get(problem.get("interactionId", ""))
             named = view.title if view else problem.get("interactionId", "")

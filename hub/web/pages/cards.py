@@ -21,10 +21,23 @@ from hub.core.approvals.policies import PolicyStatus, policy_status
 from hub.core.store.models import Interaction
 from hub.core.work.views import effective_interaction_status
 from hub.protocol.interactions import InputFormat, InteractionCard, Option, Risk, declines
+from hub.web.pages.i18n import gettext as _
 
 # Browser-side format hints; the server's check (validate_response) stays the authority.
 _HTML_INPUT_TYPES = {InputFormat.EMAIL: "email", InputFormat.URL: "url"}
 _NUMBER_PATTERN = r"[-+]?(\d+(\.\d*)?|\.\d+)([eE][-+]?\d+)?"
+
+
+def _in_the_hubs_words(option: Option) -> Option:
+    """An option the protocol supplied for a card whose agent named none is the hub's
+    wording, translated like the page's; an agent's own labels are shown as sent."""
+    hub_words = {
+        ("approve", "Approve"): _("Approve"),
+        ("reject", "Reject"): _("Reject"),
+        ("request_changes", "Request changes"): _("Request changes"),
+    }
+    label = hub_words.get((option.id, option.label))
+    return option if label is None else option.model_copy(update={"label": label})
 
 
 def safe_url(url: str | None) -> str | None:
@@ -101,7 +114,7 @@ class CardView:
 
     @property
     def options(self) -> list[Option]:
-        return list(self.card.options) if self.card else []
+        return [_in_the_hubs_words(o) for o in self.card.options] if self.card else []
 
     @property
     def multiple(self) -> bool:

@@ -20,6 +20,7 @@ from hub.core.work.messages import list_messages, post_message
 from hub.core.work.tasks import list_tasks
 from hub.core.work.views import message_view
 from hub.web.pages.cards import safe_url
+from hub.web.pages.error_messages import for_person
 from hub.web.pages.i18n import gettext as _
 from hub.web.pages.interactions import card_views
 from hub.web.pages.session import current_user, login_required
@@ -51,7 +52,7 @@ async def create(workspace_id: str) -> Any:
         )
     except HubError as error:
         return await _render_index(
-            workspace_id, status=error.status, error=error.to_dict(), title=form.get("title", "")
+            workspace_id, status=error.status, error=for_person(error), title=form.get("title", "")
         )
     return redirect(
         url_for(
@@ -109,7 +110,7 @@ async def send(workspace_id: str, conversation_id: str) -> Any:
             workspace_id,
             conversation_id,
             status=error.status,
-            error=error.to_dict(),
+            error=for_person(error),
             draft=form.get("content", ""),
             track=track,
         )

@@ -24,6 +24,7 @@ from hub.core.work.interactions import (
     responder_names,
 )
 from hub.web.pages.cards import CardView, card_view, response_from_form
+from hub.web.pages.error_messages import for_person
 from hub.web.pages.i18n import gettext as _
 from hub.web.pages.session import current_user, login_required, safe_next
 from hub.web.pages.workspace import frame_for
@@ -108,18 +109,22 @@ async def respond(workspace_id: str, interaction_id: str) -> Any:
         )
     except (InvalidInput, Forbidden) as error:
         return await _render(
-            workspace_id, interaction_id, error=error.to_dict(), values=values, status=error.status
+            workspace_id,
+            interaction_id,
+            error=for_person(error),
+            values=values,
+            status=error.status,
         )
     except (AlreadyDecided, Gone) as error:
-        await flash(error.message)
+        await flash(for_person(error)["message"])
         return redirect(next_url)
     except Conflict as error:
         if error.code == "action_changed":  # show the card as it stands now
             values.pop("edits", None)
             return await _render(
-                workspace_id, interaction_id, error=error.to_dict(), values=values, status=409
+                workspace_id, interaction_id, error=for_person(error), values=values, status=409
             )
-        await flash(error.message)  # e.g. already_voted: say so, change nothing
+        await flash(for_person(error)["message"])  # e.g. already_voted: say so, change nothing
         return redirect(next_url)
     if answered.status == "pending":  # a vote on a quorum card; the others still decide
         status = policy_status(answered)

@@ -24,6 +24,7 @@ from hub.core.people.members import change_role, list_members, parse_role, remov
 from hub.core.store.models import Invitation, Role, User, Workspace
 from hub.host.client_address import client_address
 from hub.host.settings import settings_of
+from hub.web.pages.error_messages import for_person
 from hub.web.pages.i18n import gettext as _
 from hub.web.pages.session import current_user, login_required, login_user
 from hub.web.pages.workspace import frame_for
@@ -58,7 +59,7 @@ async def invite(workspace_id: str) -> Any:
             address=client_address(),
         )
     except HubError as error:
-        return await _render(workspace_id, status=error.status, error=error.to_dict())
+        return await _render(workspace_id, status=error.status, error=for_person(error))
     if invitation.email:
         await flash(_("Invitation sent to %(email)s.", email=invitation.email))
         return redirect(url_for("pages.members.show", workspace_id=workspace_id))
@@ -79,7 +80,7 @@ async def role(workspace_id: str, user_id: str) -> Any:
             address=client_address(),
         )
     except HubError as error:
-        return await _render(workspace_id, status=error.status, error=error.to_dict())
+        return await _render(workspace_id, status=error.status, error=for_person(error))
     await flash(_("Role changed."))
     return redirect(url_for("pages.members.show", workspace_id=workspace_id))
 
@@ -91,7 +92,7 @@ async def remove(workspace_id: str, user_id: str) -> Any:
     try:
         await remove_member(workspace_id, user_id, by=owner, address=client_address())
     except HubError as error:
-        return await _render(workspace_id, status=error.status, error=error.to_dict())
+        return await _render(workspace_id, status=error.status, error=for_person(error))
     if user_id == owner.id:  # an owner who left has nothing more to see here
         return redirect(url_for("pages.accounts.home"))
     await flash(_("Member removed."))
@@ -105,7 +106,7 @@ async def revoke(workspace_id: str, invitation_id: str) -> Any:
     try:
         await invitations.revoke(workspace_id, invitation_id, by=owner, address=client_address())
     except HubError as error:
-        return await _render(workspace_id, status=error.status, error=error.to_dict())
+        return await _render(workspace_id, status=error.status, error=for_person(error))
     await flash(_("Invitation revoked."))
     return redirect(url_for("pages.members.show", workspace_id=workspace_id))
 
@@ -115,7 +116,7 @@ async def join(token: str) -> Any:
     try:
         invitation = await invitations.open_invitation(token)
     except HubError as error:
-        return await _join_page(None, status=error.status, error=error.to_dict())
+        return await _join_page(None, status=error.status, error=for_person(error))
     user = await current_user()
     if request.method == "GET":
         return await _join_page(invitation, values={"email": invitation.email or ""})
@@ -125,9 +126,9 @@ async def join(token: str) -> Any:
         if user is None:
             if invitation.email and invitation.email != values["email"].strip().lower():
                 raise Forbidden(
-                    _("This invitation was sent to %(email)s.", email=invitation.email),
+                    f"This invitation was sent to {invitation.email}.",
                     code="invitation_for_another",
-                    hint=_("Sign up with that address, or ask for a new invitation."),
+                    hint="Sign up with that address, or ask for a new invitation.",
                 )
             user, _personal = await create_user(
                 values["email"], form.get("password", ""), values["display_name"] or None
@@ -136,7 +137,7 @@ async def join(token: str) -> Any:
         await invitations.accept(token, user, address=client_address())
     except HubError as error:
         return await _join_page(
-            invitation, status=error.status, error=error.to_dict(), values=values
+            invitation, status=error.status, error=for_person(error), values=values
         )
     await flash(_("Welcome to %(workspace)s.", workspace=await _workspace_name(invitation)))
     return redirect(url_for("pages.inbox.show", workspace_id=invitation.workspace_id))

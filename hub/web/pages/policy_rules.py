@@ -19,6 +19,7 @@ from hub.core.approvals.rules import create_rule, delete_rule
 from hub.core.errors import Forbidden, HubError
 from hub.core.store.models import Membership, Role
 from hub.protocol.clock import utcnow
+from hub.web.pages.error_messages import for_person, said
 from hub.web.pages.i18n import gettext as _
 from hub.web.pages.session import current_user, login_required
 from hub.web.pages.settings import render_settings
@@ -32,9 +33,9 @@ async def _owner_actor(workspace_id: str) -> str:
     membership = await Membership.filter(user_id=user.id, workspace_id=workspace_id).first()
     if membership is None or membership.role != Role.OWNER:
         raise Forbidden(
-            _("Only owners of a workspace change its approval policies."),
+            "Only owners of a workspace change its approval policies.",
             code="owners_only",
-            hint=_("Ask an owner of the workspace to change the rule."),
+            hint="Ask an owner of the workspace to change the rule.",
         )
     return f"user:{user.id}"
 
@@ -76,7 +77,7 @@ async def add(workspace_id: str) -> Any:
         )
     except HubError as error:
         return await render_settings(
-            workspace_id, status=error.status, rule_error=error.to_dict(), rule_form=dict(form)
+            workspace_id, status=error.status, rule_error=for_person(error), rule_form=dict(form)
         )
     await flash(_("Approval policy rule added."))
     return redirect(url_for("pages.settings.show", workspace_id=workspace_id) + "#policy-title")
@@ -90,7 +91,7 @@ async def remove(workspace_id: str, rule_id: str) -> Any:
         await delete_rule(workspace_id, rule_id)
         await flash(_("Approval policy rule deleted."))
     except HubError as error:
-        await flash(f"{error.message} ({error.code})")
+        await flash(said(error))
     return redirect(url_for("pages.settings.show", workspace_id=workspace_id) + "#policy-title")
 
 
@@ -106,7 +107,7 @@ async def change_settings(workspace_id: str) -> Any:
         )
         await flash(_("Approval settings saved."))
     except HubError as error:
-        await flash(f"{error.message} ({error.code})")
+        await flash(said(error))
     return redirect(url_for("pages.settings.show", workspace_id=workspace_id) + "#policy-title")
 
 
@@ -122,7 +123,7 @@ async def change_coding_agent_rules(workspace_id: str) -> Any:
         return await render_settings(
             workspace_id,
             status=error.status,
-            coding_rules_error=error.to_dict(),
+            coding_rules_error=for_person(error),
             coding_rules_text=text,
         )
     await flash(_("Rules for coding agents saved."))

@@ -20,6 +20,7 @@ from hub.core.notify.push_subscriptions import (
     subscriptions_of,
     unsubscribe,
 )
+from hub.web.pages.error_messages import said
 from hub.web.pages.i18n import gettext as _
 from hub.web.pages.session import current_user, login_required
 from hub.web.pages.workspace import frame_for
@@ -74,5 +75,5 @@ async def remove(workspace_id: str, subscription_id: str) -> Any:
         await unsubscribe(user.id, subscription_id)
         await flash(_("Push is off on that device."))
     except HubError as error:
-        await flash(f"{error.message} ({error.code})")
+        await flash(said(error))
     return _back(workspace_id)

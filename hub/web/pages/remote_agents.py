@@ -21,6 +21,7 @@ from hub.core.errors import HubError
 from hub.host.identity import member_of
 from hub.host.settings import settings_of
 from hub.web.pages.agents import render_index
+from hub.web.pages.error_messages import for_person, said
 from hub.web.pages.i18n import gettext as _
 from hub.web.pages.session import current_user, login_required
 from hub.web.pages.workspace import frame_for
@@ -58,7 +59,9 @@ async def add(workspace_id: str) -> Any:
             frame.workspace.id, url, pinned=False, secret=None, by=f"user:{user.id}"
         )
     except HubError as error:
-        return await render_index(frame, status=error.status, error=error.to_dict(), typed_url=url)
+        return await render_index(
+            frame, status=error.status, error=for_person(error), typed_url=url
+        )
     await flash(_("%(name)s is added. Its card is below.", name=view["name"]))
     return redirect(
         url_for("pages.agents.show", workspace_id=frame.workspace.id, agent_id=view["id"])
@@ -81,7 +84,7 @@ async def give_key(workspace_id: str, agent_id: str) -> Any:
             secret_key=settings_of(current_app).secret_key,
         )
     except HubError as error:
-        await flash(f"{error.message} {error.hint} ({error.code})")
+        await flash(f"{said(error)} {for_person(error)['hint']}")
     else:
         await flash(_("The key is stored encrypted. It will not be shown again."))
     return redirect(

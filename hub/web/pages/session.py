@@ -23,6 +23,7 @@ from werkzeug.exceptions import Forbidden
 
 from hub.core.store.models import User
 from hub.host.identity import end_session, session_signed_in, start_session
+from hub.web.pages.i18n import gettext as _
 
 P = ParamSpec("P")
 R = TypeVar("R")
@@ -73,13 +74,13 @@ async def check_csrf() -> None:
         return
     origin = request.headers.get("Origin") or request.headers.get("Referer")
     if origin and origin != "null" and urlsplit(origin).netloc != request.host:
-        raise Forbidden("This form was posted from another site.")
+        raise Forbidden(_("This form was posted from another site."))
     expected = session.get(SESSION_CSRF)
     sent = request.headers.get(CSRF_HEADER)
     if sent is None:
         sent = (await request.form).get(CSRF_FIELD)
     if not expected or not sent or not hmac.compare_digest(str(expected), str(sent)):
-        raise Forbidden("The form's security token is missing or out of date.")
+        raise Forbidden(_("The form's security token is missing or out of date."))
 
 
 def login_required(view: Callable[P, Awaitable[R]]) -> Callable[P, Awaitable[Any]]:

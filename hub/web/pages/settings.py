@@ -36,6 +36,7 @@ from hub.core.notify.preferences import get_preferences, surfaces, update_prefer
 from hub.core.people.accounts import create_api_token, revoke_api_token
 from hub.core.store.models import ApiToken, Membership, Role, User
 from hub.host.client_address import client_address
+from hub.web.pages.error_messages import for_person, said
 from hub.web.pages.i18n import LANGUAGES, time_zone_names, valid_time_zone
 from hub.web.pages.i18n import gettext as _
 from hub.web.pages.push_devices import push_context
@@ -156,7 +157,7 @@ async def notifications(workspace_id: str) -> Any:
     try:
         await update_preferences(user.id, changes)
     except HubError as error:
-        shown_error = error.to_dict()
+        shown_error = for_person(error)
         if error.code == "surface_not_set_up":
             shown_error["message"] = _("That surface is not set up on this hub; nothing was saved.")
             shown_error["hint"] = _("The hub's operator sets it up; until then it stays off.")
@@ -188,7 +189,7 @@ async def revoke_token(workspace_id: str, token_id: str) -> Any:
         await revoke_api_token(user, token_id, address=client_address(), via="web")
         await flash(_("Token revoked."))
     except HubError as error:
-        await flash(f"{error.message} ({error.code})")
+        await flash(said(error))
     return redirect(url_for("pages.settings.show", workspace_id=workspace_id))
 
 

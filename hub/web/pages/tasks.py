@@ -28,6 +28,7 @@ from hub.core.work.tasks import (
     task_detail,
 )
 from hub.web.pages.cards import safe_url
+from hub.web.pages.error_messages import said
 from hub.web.pages.i18n import gettext as _
 from hub.web.pages.interactions import card_views
 from hub.web.pages.session import current_user, login_required
@@ -179,7 +180,7 @@ async def cancel(workspace_id: str, task_id: str) -> Any:
         )
         await flash(_("Asked the agent to stop. The task ends once the agent confirms."))
     except HubError as error:
-        await flash(f"{error.message} ({error.code})")
+        await flash(said(error))
     return redirect(url_for("pages.tasks.show", workspace_id=frame.workspace.id, task_id=task_id))
 
 

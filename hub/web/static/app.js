@@ -220,7 +220,11 @@ async function turnPushOn(section, state) {
       headers: { "Content-Type": "application/json" },
       body: JSON.stringify({ ...subscription.toJSON(), device: device ? device.value : "" }),
     });
-    if (!sent.ok) throw new Error((await sent.json()).error.message);
+    if (!sent.ok) {
+      // The API speaks English; the page's own words for the refusal, by its code, if any.
+      const refused = (await sent.json()).error;
+      throw new Error((LineUp.strings.errors || {})[refused.code] || refused.message);
+    }
     LineUp.announce(LineUp.t("pushOn"));
     window.location.reload();
   } catch (error) {

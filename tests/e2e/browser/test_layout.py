@@ -59,10 +59,10 @@ async def test_three_columns_drawer_and_folded_sidebar(sign_up, orm) -> None:  #
     await page.set_viewport_size({"width": 390, "height": 844})
     await page.goto(ada.url("/inbox"))
     assert not await shown(page, "#sidebar")
-    inbox_pill = page.locator(".topbar a[aria-label^='Inbox']")
-    agents_pill = page.locator(".topbar a[aria-label^='Agents']")
+    inbox_pill = page.locator(".topbar-pill", has_text="waiting for you")
+    agents_pill = page.locator(".topbar-pill", has_text="Agents")
     assert await inbox_pill.is_visible() and await agents_pill.is_visible()
-    assert (await inbox_pill.inner_text()).strip().endswith("1")
+    assert (await inbox_pill.locator(".count").inner_text()).strip() == "1"
     assert "1/1" in await agents_pill.inner_text()
     await page.locator(".menu-toggle").click()
     await page.wait_for_function(

@@ -1,8 +1,11 @@
-"""Every text/background pair of the design tokens has a contrast of at least 4.5:1 (WCAG AA).
+"""Every text/background pair of the design tokens has a contrast of at least 4.5:1 (WCAG AA),
+in the light theme and in the dark one.
 
 The pairs are read from tokens.css by name: each text token (``--text-*`` and the
 ``--status-*-text`` shades) on each surface (``--surface-*``), plus the words on filled
 buttons (``--text-on-brand`` on ``--brand``, ``--text-on-danger`` on ``--status-danger``).
+The light values are the first ``:root`` block; the dark ones are the ``:root`` inside
+``@media (prefers-color-scheme: dark)``.
 """
 
 from __future__ import annotations
@@ -17,8 +20,17 @@ TOKENS = Path(__file__).resolve().parents[3] / "hub" / "web" / "static" / "token
 ON_FILL = {"--text-on-brand": "--brand", "--text-on-danger": "--status-danger"}
 
 
-def tokens() -> dict[str, str]:
-    return dict(re.findall(r"(--[a-z0-9-]+):\s*(#[0-9a-fA-F]{6})\s*;", TOKENS.read_text()))
+THEMES = ("light", "dark")
+_COLOUR = re.compile(r"(--[a-z0-9-]+):\s*(#[0-9a-fA-F]{6})\s*;")
+
+
+def tokens(theme: str = "light") -> dict[str, str]:
+    css = TOKENS.read_text()
+    dark = re.search(r"@media\s*\(prefers-color-scheme:\s*dark\)\s*\{\s*:root\s*\{([^}]*)\}", css)
+    assert dark is not None, "tokens.css has no dark theme"
+    if theme == "dark":
+        return dict(_COLOUR.findall(dark.group(1)))
+    return dict(_COLOUR.findall(css[: dark.start()]))
 
 
 def luminance(colour: str) -> float:
@@ -36,7 +48,7 @@ def contrast(a: str, b: str) -> float:
 
 
 def pairs() -> list[tuple[str, str]]:
-    names = tokens()
+    names = tokens("light")
     texts = [
         n
         for n in names
@@ -54,8 +66,13 @@ def test_the_spec_tokens_are_all_there() -> None:
     assert len(pairs()) >= 20
 
 
+def test_the_dark_theme_gives_every_colour_a_value() -> None:
+    assert set(tokens("dark")) == set(tokens("light"))
+
+
+@pytest.mark.parametrize("theme", THEMES)
 @pytest.mark.parametrize(("text", "background"), pairs())
-def test_text_on_background_reaches_4_5_to_1(text: str, background: str) -> None:
-    names = tokens()
+def test_text_on_background_reaches_4_5_to_1(theme: str, text: str, background: str) -> None:
+    names = tokens(theme)
     ratio = contrast(names[text], names[background])
-    assert ratio >= 4.5, f"{text} on {background}: {ratio:.2f}:1"
+    assert ratio >= 4.5, f"{theme}: {text} on {background}: {ratio:.2f}:1"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from datetime import UTC, datetime
 
 from babel.messages.catalog import Catalog
@@ -106,3 +107,23 @@ async def test_times_follow_the_persons_time_zone(browser) -> None:  # type: ign
         token_from=ada.w("/settings"),
     )
     assert response.status_code == 422
+
+
+def test_one_word_for_agent_in_each_language() -> None:
+    """English says "agent" (a Telegram bot is a bot, not an agent); Chinese says 智能体,
+    never the English word or 代理 (proxy)."""
+    with open(TRANSLATIONS_DIR / "zh_Hans" / "LC_MESSAGES" / "messages.po", "rb") as handle:
+        catalogue = read_po(handle)
+    other_words = [
+        m.string for m in catalogue if m.id and re.search(r"(?i)\bagents?\b|代理", _text(m.string))
+    ]
+    assert other_words == []
+    assert sum("智能体" in _text(m.string) for m in catalogue if m.id) > 20
+    english = [m.id for m in catalogue if m.id and re.search(r"(?i)\bassistants?\b", _text(m.id))]
+    assert english == []
+
+
+def _text(message: str | tuple[str, ...]) -> str:
+    # Placeholders (%(agent)s), addresses and file names (agent-card.json) are not words.
+    text = message if isinstance(message, str) else " ".join(message)
+    return re.sub(r"%\(\w+\)s|[\w:/.-]*(?:/|\.[a-z])[\w:/.-]*", "", text)
