@@ -23,24 +23,27 @@ class Names:
     people: Mapping[str, str] = field(default_factory=dict)  # user id → display name
     agents: Mapping[str, str] = field(default_factory=dict)  # agent id → name
 
-    def person(self, user_id: str | None) -> str:
-        return self.people.get(user_id or "") or _("someone")
+    def person(self, user_id: str | None, *, opening: bool = False) -> str:
+        """``opening``: the name opens a sentence, so a stand-in for it is capitalised."""
+        name = self.people.get(user_id or "")
+        return name or (_("Someone") if opening else _("someone"))
 
-    def agent(self, agent_id: str | None) -> str:
-        return self.agents.get(agent_id or "") or _("an agent")
+    def agent(self, agent_id: str | None, *, opening: bool = False) -> str:
+        name = self.agents.get(agent_id or "")
+        return name or (_("An agent") if opening else _("an agent"))
 
-    def actor(self, actor: str | None) -> str:
+    def actor(self, actor: str | None, *, opening: bool = False) -> str:
         """The name behind an actor string of the log (``user:…``, ``agent:…``, the hub's)."""
         kind, _sep, ident = (actor or "").partition(":")
         if kind == "user":
-            return self.person(ident)
+            return self.person(ident, opening=opening)
         if kind == "agent":
-            return self.agent(ident)
+            return self.agent(ident, opening=opening)
         if actor == POLICY_ACTOR:
-            return _("The approval policy")
+            return _("The approval policy") if opening else _("the approval policy")
         if actor == SYSTEM_ACTOR:
-            return _("The hub")
-        return _("someone")
+            return _("The hub") if opening else _("the hub")
+        return _("Someone") if opening else _("someone")
 
     def people_list(self, user_ids: Iterable[str]) -> str:
         return ", ".join(self.person(u) for u in user_ids)
