@@ -51,7 +51,8 @@ def via_text(via: str | None) -> str:
 
 
 def who_text(card: Card) -> str:
-    return card.responded_by_name or (card.responded_by or "").partition(":")[2] or "?"
+    # A person reads this: a name, never the actor's id.
+    return card.responded_by_name or _("someone")
 
 
 def chosen_text(card: Card) -> str:
@@ -118,7 +119,7 @@ def policy_lines(card: Card) -> list[str]:
         return []
 
     def names(user_ids: tuple[str, ...]) -> str:
-        return ", ".join(card.people.get(u, u) for u in user_ids)
+        return ", ".join(card.people.get(u) or _("someone") for u in user_ids)
 
     if policy.is_quorum and policy.approvers:
         lines = [
@@ -152,7 +153,7 @@ def policy_lines(card: Card) -> list[str]:
             "· "
             + _(
                 "%(who)s: %(label)s (via %(via)s)",
-                who=card.people.get(who, who),
+                who=card.people.get(who) or _("someone"),
                 label=label,
                 via=via,
             )

@@ -135,7 +135,8 @@ async def _already_decided(workspace_id: str, interaction_id: str) -> AlreadyDec
     """The same refusal, naming the person rather than only their id."""
     interaction = await get_interaction(workspace_id, interaction_id)
     names = await responder_names([interaction])
-    who = names.get(interaction.responded_by or "") or interaction.responded_by or "someone"
+    # A person reads this (the web flashes it): a name, never the actor's id.
+    who = names.get(interaction.responded_by or "") or "someone"
     when = iso(interaction.responded_at)
     return AlreadyDecided(
         f"Already decided by {who} via {interaction.responded_via} at {when}.",

@@ -18,6 +18,7 @@ import base64
 import logging
 from collections.abc import Callable
 
+from hub.protocol.actions import short_hash
 from hub.sdk import Agent, ProposedAction, Task
 
 logger = logging.getLogger(__name__)
@@ -67,8 +68,7 @@ def install(agent: Agent, *, pause_s: float = 1.0, say: Say = print) -> None:
             await plan.report("cancelled", summary="Not applied: the upgrade was rejected.")
             await task.report(
                 "cancelled",
-                summary=f"Stopped: {answer.responded_by} rejected the upgrade via {answer.via}"
-                f"{note}.",
+                summary=f"Stopped: the upgrade was rejected via {answer.via}{note}.",
             )
             return
         # Only what the person approved is applied: an edited list, never a stale one.
@@ -78,10 +78,12 @@ def install(agent: Agent, *, pause_s: float = 1.0, say: Say = print) -> None:
         await task.progress(80, "Applying the approved upgrades")
         await task.sleep(pause_s)
         await plan.succeed(f"{len(packages)} packages upgraded")
+        # People read the result in the hub: the short fingerprint they compared on the card,
+        # not the hash or the approver's id (the hub's pages show who decided, by name).
         result = (
             f"Done: “{task.title}”. Upgraded {', '.join(packages)} in production "
-            f"(approved by {answer.responded_by} via {answer.via}{edited}; action "
-            f"{answer.action_hash}). The plan is attached."
+            f"(approved via {answer.via}{edited}; action {short_hash(answer.action_hash or '')})."
+            " The plan is attached."
         )
         if task.conversation_id:
             await task.post_message(result)

@@ -116,9 +116,7 @@ async def run_after_approval(
         comment = f" ({answer.comment})" if answer.comment else ""
         say(f"rejected by {answer.responded_by} via {answer.via}{comment}: the command was not run")
         if task is not None:
-            await task.report(
-                "cancelled", summary=f"Rejected by {answer.responded_by}{comment}; not run."
-            )
+            await task.report("cancelled", summary=f"Rejected via {answer.via}{comment}; not run.")
         return EXIT_REJECTED
     say(f"approved by {answer.responded_by} via {answer.via}: running")
     return await _run(agent, command, cwd, environ, log_dir, task, say, progress_every_s)

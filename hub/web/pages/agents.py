@@ -8,7 +8,6 @@ its name".
 
 from __future__ import annotations
 
-import json
 from datetime import UTC, datetime
 from typing import Any
 
@@ -41,6 +40,7 @@ from hub.web.pages.error_messages import said
 from hub.web.pages.i18n import gettext as _
 from hub.web.pages.session import current_user, login_required
 from hub.web.pages.tasks import new_task_form
+from hub.web.pages.timeline import agent_log
 from hub.web.pages.workspace import Frame, frame_for
 
 blueprint = Blueprint("agents", __name__)
@@ -212,14 +212,5 @@ async def show(workspace_id: str, agent_id: str) -> Any:
         # Not "status": the page imports the macro of that name, which the value would hide.
         agent_state=agent_status(agent),
         remote=await remote_of(agent.id),
-        events=[
-            {
-                "sequence": e.sequence,
-                "type": e.type,
-                "actor": e.actor,
-                "at": e.recorded_at,
-                "raw": json.dumps(envelope["payload"], ensure_ascii=False, indent=2),
-            }
-            for e, envelope in zip(events[:DIAGNOSTIC_LIMIT], shown, strict=True)
-        ],
+        log=await agent_log(frame.workspace.id, shown),
     )

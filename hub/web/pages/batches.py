@@ -128,9 +128,9 @@ async def _tell_outcomes(outcomes: list[dict[str, Any]], views: dict[str, CardVi
         if item["outcome"] == Outcome.DECIDED:
             continue
         view = views.get(item["interactionId"])
-        title = view.title if view else item["interactionId"]
+        title = view.title if view else _("a question")
         if item["outcome"] == Outcome.ALREADY_DECIDED:
-            who = item.get("respondedByName") or item.get("respondedBy") or _("someone")
+            who = item.get("respondedByName") or _("someone")  # a name, never the actor's id
             await flash(
                 _(
                     "“%(title)s”: already decided by %(who)s via %(surface)s.",

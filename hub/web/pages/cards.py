@@ -22,6 +22,7 @@ from hub.core.store.models import Interaction
 from hub.core.work.views import effective_interaction_status
 from hub.protocol.interactions import InputFormat, InteractionCard, Option, Risk, declines
 from hub.web.pages.i18n import gettext as _
+from hub.web.pages.names import Names
 
 # Browser-side format hints; the server's check (validate_response) stays the authority.
 _HTML_INPUT_TYPES = {InputFormat.EMAIL: "email", InputFormat.URL: "url"}
@@ -65,11 +66,10 @@ class CardView:
     viewer_id: str | None = None  # the person looking at the card
 
     def names(self, user_ids: Iterable[str]) -> str:
-        return ", ".join(self.people.get(u, u) for u in user_ids)
+        return Names(people=self.people).people_list(user_ids)
 
     def voter_name(self, vote: dict[str, Any]) -> str:
-        user_id = str(vote.get("actor", "")).partition(":")[2]
-        return self.people.get(user_id, user_id)
+        return Names(people=self.people).actor(str(vote.get("actor", "")))
 
     def option_label(self, option_id: str) -> str:
         return next((o.label for o in self.options if o.id == option_id), option_id)

@@ -16,7 +16,7 @@ from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError, available_timezones
 
 from babel import Locale
-from babel.dates import format_datetime, format_timedelta
+from babel.dates import format_date, format_datetime, format_time, format_timedelta
 from quart import Quart, g, request, session
 
 from hub.i18n import DEFAULT_LANGUAGE, duration, install_gettext, use_language
@@ -98,6 +98,31 @@ def relative_time(value: datetime | str | None, now: datetime | None = None) -> 
     return format_timedelta(delta, add_direction=True, threshold=1.5, locale=locale)
 
 
+def _local(value: datetime | str) -> tuple[datetime, Locale]:
+    if isinstance(value, str):
+        value = datetime.fromisoformat(value.replace("Z", "+00:00"))
+    if value.tzinfo is None:
+        value = value.replace(tzinfo=UTC)
+    zone = ZoneInfo(getattr(g, "time_zone", None) or "UTC")
+    return value.astimezone(zone), Locale.parse(getattr(g, "language", None) or DEFAULT_LANGUAGE)
+
+
+def local_date(value: datetime | str | None) -> str:
+    """The day of a moment in the person's time zone and language (a timeline's heading)."""
+    if value is None or value == "":
+        return ""
+    moment, locale = _local(value)
+    return format_date(moment, format="full", locale=locale)
+
+
+def local_clock(value: datetime | str | None) -> str:
+    """The time of day of a moment, for a line under its day's heading."""
+    if value is None or value == "":
+        return ""
+    moment, locale = _local(value)
+    return format_time(moment, format="short", tzinfo=moment.tzinfo, locale=locale)
+
+
 def iso_time(value: datetime | str | None) -> str:
     if value is None or isinstance(value, str):
         return value or ""
@@ -108,6 +133,7 @@ def init_app(app: Quart) -> None:
     install_gettext(app.jinja_env)
     app.jinja_env.filters["localtime"] = local_time
     app.jinja_env.filters["isotime"] = iso_time
+    app.jinja_env.filters["localclock"] = local_clock
     app.jinja_env.filters["relative"] = relative_time
     app.jinja_env.filters["duration"] = duration
 

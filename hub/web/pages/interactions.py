@@ -13,19 +13,14 @@ from typing import Any
 from quart import Blueprint, flash, redirect, render_template, request, url_for
 
 from hub.channels.action_view import FIELD_PREFIX, ActionField, edits_from_form
-from hub.core.agents.registry import list_agents
 from hub.core.approvals.policies import policy_status
 from hub.core.errors import AlreadyDecided, Conflict, Forbidden, Gone, InvalidInput
 from hub.core.store.models import Interaction, Task
-from hub.core.work.interactions import (
-    display_names,
-    get_interaction,
-    respond_to_interaction,
-    responder_names,
-)
+from hub.core.work.interactions import get_interaction, respond_to_interaction
 from hub.web.pages.cards import CardView, card_view, response_from_form
 from hub.web.pages.error_messages import for_person
 from hub.web.pages.i18n import gettext as _
+from hub.web.pages.names import workspace_names
 from hub.web.pages.session import current_user, login_required, safe_next
 from hub.web.pages.workspace import frame_for
 
@@ -35,16 +30,12 @@ blueprint = Blueprint("interactions", __name__)
 async def card_views(workspace_id: str, interactions: Iterable[Interaction]) -> list[CardView]:
     """Cards with the names a person recognises: who answered, which agent asks, what task."""
     interactions = list(interactions)
-    names = await responder_names(interactions)
     viewer = await current_user()
     statuses = [policy_status(i) for i in interactions if i.policy]
-    people = {
-        actor.partition(":")[2]: name
-        for actor, name in (
-            await display_names(f"user:{u}" for s in statuses if s for u in s.people)
-        ).items()
-    }
-    agents = {a.id: a.name for a in await list_agents(workspace_id)}
+    named = [f"user:{u}" for s in statuses if s for u in s.people]  # approvers and voters
+    names = await workspace_names(
+        workspace_id, [*(i.responded_by for i in interactions if i.responded_by), *named]
+    )
     task_ids = [i.task_id for i in interactions if i.task_id]
     tasks = (
         {t.id: t for t in await Task.filter(workspace_id=workspace_id, id__in=task_ids)}
@@ -54,14 +45,16 @@ async def card_views(workspace_id: str, interactions: Iterable[Interaction]) -> 
     return [
         card_view(
             interaction,
-            responder_name=names.get(interaction.responded_by or ""),
-            agent_name=agents.get(interaction.agent_id or ""),
+            responder_name=names.actor(interaction.responded_by)
+            if interaction.responded_by
+            else None,
+            agent_name=names.agent(interaction.agent_id) if interaction.agent_id else None,
             task=(
                 {"id": tasks[interaction.task_id].id, "title": tasks[interaction.task_id].title}
                 if interaction.task_id in tasks
                 else None
             ),
-            people=people,
+            people=dict(names.people),
             viewer_id=viewer.id if viewer else None,
         )
         for interaction in interactions

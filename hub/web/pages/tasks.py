@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import base64
 import binascii
-import json
 import re
 from typing import Any
 from urllib.parse import unquote_to_bytes
@@ -32,6 +31,7 @@ from hub.web.pages.error_messages import said
 from hub.web.pages.i18n import gettext as _
 from hub.web.pages.interactions import card_views
 from hub.web.pages.session import current_user, login_required
+from hub.web.pages.timeline import task_timeline
 from hub.web.pages.workspace import frame_for
 
 blueprint = Blueprint("tasks", __name__)
@@ -56,18 +56,8 @@ async def task_panel(workspace_id: str, task_id: str) -> dict[str, Any]:
     for artifact in detail["artifacts"]:
         artifact["link"] = safe_url(artifact["url"])
         artifact["embedded"] = artifact["url"].startswith("data:")
-    detail["timeline"] = [_timeline_entry(event) for event in detail["timeline"]]
+    detail["timeline"] = await task_timeline(workspace_id, detail["timeline"], task_id=task_id)
     return detail
-
-
-def _timeline_entry(envelope: dict[str, Any]) -> dict[str, Any]:
-    return {
-        "sequence": envelope["sequence"],
-        "type": envelope["type"],
-        "actor": envelope.get("actor", ""),
-        "at": envelope.get("recordedAt") or envelope.get("occurredAt"),
-        "raw": json.dumps(envelope, ensure_ascii=False, indent=2),
-    }
 
 
 def agent_names(agents: list[Agent]) -> dict[str, str]:

@@ -205,6 +205,11 @@
           const thread = replacement.querySelector("[data-thread]") || replacement;
           if (!replacement.querySelector(`[data-message="${id}"]`)) thread.appendChild(item);
         });
+        // A toggle the person opened (the raw events, a full hash) stays open through a redraw.
+        current.querySelectorAll("details[data-raw][open][id]").forEach((open) => {
+          const again = replacement.querySelector(`#${CSS.escape(open.id)}`);
+          if (again) again.open = true;
+        });
         current.replaceWith(replacement);
         focus();
         LineUp.enhance(replacement);

@@ -21,6 +21,7 @@ from playwright.async_api import Page
 
 from hub.testing import HubProcess
 from tests.e2e.browser.conftest import PASSWORD, new_context
+from tests.web.pages.test_no_raw_ids import raw_ids_in
 
 STEP_PAUSE_S = "1.5"
 # Records browser notifications instead of showing them, with the tab in the background.
@@ -175,6 +176,9 @@ async def test_sign_up_connect_the_demo_agent_and_see_the_task_through(
         await task.locator("[data-status=succeeded]").first.wait_for(timeout=30_000)
         await task.locator("[data-artifact]", has_text="upgrade-plan.md").wait_for()
         assert await page.locator(".outcome", has_text="Decided by Ada").count() == 1
+        # The demo's result and the task's story read as words: no id, actor string or hash.
+        await task.locator("[data-summary]", has_text="Done:").wait_for()
+        assert raw_ids_in(await page.content()) == []
         assert agent.poll() is None  # still running, waiting for more work
 
     # Close the tab; a new one shows the same, from the server.
