@@ -16,7 +16,7 @@ from hub.channels.action_view import FIELD_PREFIX, ActionField, edits_from_form
 from hub.core.agents.registry import list_agents
 from hub.core.approvals.policies import policy_status
 from hub.core.errors import AlreadyDecided, Conflict, Forbidden, Gone, InvalidInput
-from hub.core.store.models import Interaction, Task
+from hub.core.store.models import AgentStatus, Interaction, Task
 from hub.core.work.interactions import (
     display_names,
     get_interaction,
@@ -43,7 +43,7 @@ async def card_views(workspace_id: str, interactions: Iterable[Interaction]) -> 
             await display_names(f"user:{u}" for s in statuses if s for u in s.people)
         ).items()
     }
-    agents = {a.id: a.name for a in await list_agents(workspace_id)}
+    agents = {a.id: a for a in await list_agents(workspace_id)}
     task_ids = [i.task_id for i in interactions if i.task_id]
     tasks = (
         {t.id: t for t in await Task.filter(workspace_id=workspace_id, id__in=task_ids)}
@@ -54,7 +54,9 @@ async def card_views(workspace_id: str, interactions: Iterable[Interaction]) -> 
         card_view(
             interaction,
             responder_name=names.get(interaction.responded_by or ""),
-            agent_name=agents.get(interaction.agent_id or ""),
+            agent_name=agents[interaction.agent_id].name
+            if interaction.agent_id in agents
+            else None,
             task=(
                 {"id": tasks[interaction.task_id].id, "title": tasks[interaction.task_id].title}
                 if interaction.task_id in tasks
@@ -62,6 +64,8 @@ async def card_views(workspace_id: str, interactions: Iterable[Interaction]) -> 
             ),
             people=people,
             viewer_id=viewer.id if viewer else None,
+            agent_away=interaction.agent_id in agents
+            and agents[interaction.agent_id].status == AgentStatus.OFFLINE,
         )
         for interaction in interactions
     ]
@@ -131,7 +135,10 @@ async def respond(workspace_id: str, interaction_id: str) -> Any:
             )
         )
         return redirect(next_url)
-    await flash(_("Your answer was sent to the agent."))
+    if view.agent_away:  # stored, and sent the moment the agent connects again
+        await flash(_("Your answer is queued until the agent returns."))
+    else:
+        await flash(_("Your answer was sent to the agent."))
     return redirect(next_url)
 
 

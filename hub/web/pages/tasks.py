@@ -13,7 +13,7 @@ from quart import Blueprint, Response, flash, redirect, render_template, request
 
 from hub.core.agents.registry import list_agents
 from hub.core.errors import HubError, NotFound
-from hub.core.store.models import Agent, Artifact
+from hub.core.store.models import Agent, AgentStatus, Artifact
 from hub.core.task_states import TERMINAL_STATUSES
 from hub.core.work.batch_answers import batchable
 from hub.core.work.interactions import list_interactions
@@ -75,13 +75,15 @@ async def index(workspace_id: str) -> Any:
     tasks = await list_tasks(frame.workspace.id, status=None if view == "all" else view)
     selected_id = request.args.get("task") or (tasks[0].id if tasks else None)
     selected = await task_panel(frame.workspace.id, selected_id) if selected_id else None
+    agents = await list_agents(frame.workspace.id)
     return await render_template(
         "pages/tasks.html",
         **frame.context(),
         view=view,
         views=VIEWS,
         tasks=[task_view(t) for t in tasks],
-        names=agent_names(await list_agents(frame.workspace.id)),
+        names=agent_names(agents),
+        statuses={a.id: AgentStatus(a.status).value for a in agents},  # "offline": lost
         selected=selected,
     )
 
