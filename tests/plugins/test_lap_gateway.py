@@ -107,11 +107,17 @@ async def test_an_agent_pairs_and_comes_back_with_its_credential(
     stored = await Agent.get(id=agent_id)
     assert stored.credential_hash == hash_token(credential)
     assert (stored.name, stored.runtime, stored.version) == ("laptop bot", "python 3.11", "0.3")
-    assert [e.type for e in await events_after(workspace.id, 0)] == [
+    # Then the closed socket marks it offline, as soon as the hub has seen the close.
+    assert [e.type for e in await events_after(workspace.id, 0)][:3] == [
         "agent.paired",
         "agent.online",
         "agent.connected",
     ]
+
+    async def offline() -> bool:
+        return (await Agent.get(id=agent_id)).status == AgentStatus.OFFLINE
+
+    await eventually(offline, within=2)
 
     async with raw_agent(hub.url, credential) as (agent, _):
         again = await agent.hello(lastSequence=welcome["payload"]["lastSequence"])
