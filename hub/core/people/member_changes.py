@@ -174,7 +174,8 @@ async def _keep_an_owner(workspace_id: str, connection: Connection, what: str) -
         raise Conflict(
             f"The last owner of a workspace cannot be {what}.",
             code="last_owner",
-            hint="Make another member an owner first.",
+            hint="Make another member an owner first (invite one as an owner if you are "
+            "alone here); then this change goes through.",
         )
 
 

@@ -1,6 +1,6 @@
-"""The work people and agents share: tasks, conversations, interaction cards and their answers
-(one by one or in a batch), the inbox, the wire views, what people may see of sensitive
-answers, and the projection of every event.
+"""The work people and agents share: tasks (and their children as a tree), conversations,
+interaction cards and their answers (one by one or in a batch), the inbox, the wire views,
+what people may see of sensitive answers, and the projection of every event.
 """
 
 from __future__ import annotations
@@ -39,6 +39,7 @@ from hub.core.work.sensitive_answers import (
     people_feed,
     published_for_people,
 )
+from hub.core.work.task_tree import TaskNode, child_tree, task_tree
 from hub.core.work.tasks import (
     MAX_DESCRIPTION_LENGTH,
     MAX_REASON_LENGTH,
@@ -68,10 +69,12 @@ __all__ = [
     "REJECT",
     "BatchItem",
     "Outcome",
+    "TaskNode",
     "answer_for",
     "answer_for_people",
     "batchable",
     "batchable_cards",
+    "child_tree",
     "conversation_view",
     "create_conversation",
     "create_task",
@@ -96,5 +99,6 @@ __all__ = [
     "responder_names",
     "statuses_for",
     "task_detail",
+    "task_tree",
     "task_view",
 ]

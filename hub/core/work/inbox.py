@@ -9,7 +9,8 @@ Three sections, each with a count for the badges:
 * **recently done** — top-level tasks that succeeded or were cancelled lately.
 
 "Lately" is a window (a week by default) so the sections stay a to-do list, not a history;
-the task list holds the history.
+the task list holds the history. A person can narrow the inbox to one agent (every section)
+and to one risk (the cards: tasks carry no risk of their own).
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from hub.core.store.models import Agent, AgentStatus, Interaction, InteractionSt
 from hub.core.task_states import TaskStatus
 from hub.core.work.views import interaction_view, task_view
 from hub.protocol.clock import iso, utcnow
+from hub.protocol.interactions import Risk
 
 RECENT_WINDOW = timedelta(days=7)
 DEFAULT_LIMIT = 50
@@ -34,20 +36,30 @@ async def inbox(
     limit: int = DEFAULT_LIMIT,
     window: timedelta = RECENT_WINDOW,
     now: datetime | None = None,
+    agent_id: str | None = None,
+    risk: Risk | None = None,
 ) -> dict[str, Any]:
     now = now or utcnow()
     since = now - window
+    of_agent = {"agent_id": agent_id} if agent_id else {}
+    of_target = {"target_agent_id": agent_id} if agent_id else {}
 
     open_cards = Interaction.filter(
         Q(expires_at=None) | Q(expires_at__gt=now),
         workspace_id=workspace_id,
         status=InteractionStatus.PENDING,
+        **of_agent,
     )
     failed = Task.filter(
-        workspace_id=workspace_id, status=TaskStatus.FAILED.value, updated_at__gte=since
+        workspace_id=workspace_id,
+        status=TaskStatus.FAILED.value,
+        updated_at__gte=since,
+        **of_target,
     )
     offline_ids = await Agent.filter(
-        workspace_id=workspace_id, status=AgentStatus.OFFLINE
+        workspace_id=workspace_id,
+        status=AgentStatus.OFFLINE,
+        **({"id": agent_id} if agent_id else {}),
     ).values_list("id", flat=True)
     connection_lost = Task.filter(
         workspace_id=workspace_id,
@@ -59,9 +71,18 @@ async def inbox(
         parent_id=None,
         status__in=[TaskStatus.SUCCEEDED.value, TaskStatus.CANCELLED.value],
         updated_at__gte=since,
+        **of_target,
     )
 
-    cards = await open_cards.order_by("created_at", "id").limit(limit)
+    if risk is None:
+        cards = await open_cards.order_by("created_at", "id").limit(limit)
+        cards_count = await open_cards.count()
+    else:
+        # The risk is the agent's, inside the card it sent; a workspace's open cards are a
+        # to-do list, few enough to read whole.
+        cards = [c for c in await open_cards.order_by("created_at", "id") if _risk_of(c) == risk]
+        cards_count = len(cards)
+        cards = cards[:limit]
     attention = [
         *await failed.order_by("-updated_at", "-id").limit(limit),
         *(await connection_lost.order_by("-updated_at", "-id").limit(limit) if offline_ids else []),
@@ -81,7 +102,7 @@ async def inbox(
     lost_count = await connection_lost.count() if offline_ids else 0
     return {
         "counts": {
-            "waitingForMe": await open_cards.count(),
+            "waitingForMe": cards_count,
             "needsAttention": failed_count + lost_count,
             "recentlyDone": await done.count(),
         },
@@ -117,6 +138,14 @@ async def inbox(
             for task in finished
         ],
     }
+
+
+def _risk_of(card: Interaction) -> Risk | None:
+    value = (card.payload or {}).get("risk")
+    try:
+        return Risk(value) if value else None
+    except ValueError:
+        return None
 
 
 async def _tasks_by_id(workspace_id: str, ids: list[str]) -> dict[str, Task]:

@@ -39,6 +39,7 @@ from hub.core.work.sensitive_answers import envelopes_for_people
 from hub.host.settings import settings_of
 from hub.web.pages.i18n import gettext as _
 from hub.web.pages.session import current_user, login_required
+from hub.web.pages.tasks import new_task_form
 from hub.web.pages.workspace import Frame, frame_for
 
 blueprint = Blueprint("agents", __name__)
@@ -91,12 +92,21 @@ async def connect(workspace_id: str) -> Any:
     agent = None
     if pairing is not None and pairing["agentId"]:
         agent = await get_agent(frame.workspace.id, pairing["agentId"])
+    # Just confirmed: the wizard's last step offers the agent its first task.
+    connected = None
+    if request.args.get("connected"):
+        connected = await get_agent(frame.workspace.id, request.args["connected"])
+        if connected.confirmed_at is None:
+            connected = None
     settings = settings_of(current_app)
     return await render_template(
         "pages/connect.html",
         **frame.context(),
         pairing=pairing,
         agent=agent,
+        connected=connected,
+        connected_status=agent_status(connected) if connected else None,
+        new_task=new_task_form([connected] if connected else [], {}),
         command=(
             f"lineup agent demo --hub {settings.resolved_public_url} --pair {pairing['code']}"
             if pairing
@@ -157,8 +167,9 @@ async def confirm(workspace_id: str, agent_id: str) -> Any:
     pairing = session.get(SESSION_PAIRING)
     if pairing and pairing.get("workspaceId") == frame.workspace.id:
         session.pop(SESSION_PAIRING)
-    await flash(_("%(name)s is connected.", name=agent.name))
-    return redirect(url_for("pages.agents.index", workspace_id=frame.workspace.id))
+    return redirect(
+        url_for("pages.agents.connect", workspace_id=frame.workspace.id, connected=agent.id)
+    )
 
 
 @blueprint.post("/w/<workspace_id>/agents/<agent_id>/revoke")

@@ -137,6 +137,22 @@ class CardView:
             return False
         return not declines(option.id, option.style)
 
+    @property
+    def one_press_option(self) -> Option | None:
+        """The "yes" a row of the inbox offers as one press: an approval any answer of the
+        viewer's decides or votes on, whose "yes" takes no second step (not high risk) and
+        needs nothing typed. None when the card must be opened to be answered."""
+        if not self.open or self.type != "approval" or self.multiple:
+            return None
+        if self.named_elsewhere or self.my_vote is not None:
+            return None
+        agreeing = [o for o in self.options if not declines(o.id, o.style)]
+        chosen = next((o for o in agreeing if o.recommended or o.style == "primary"), None)
+        option = chosen or next(iter(agreeing), None)
+        if option is None or self.needs_confirmation(option):
+            return None
+        return option
+
     def input_attributes(self) -> dict[str, Any]:
         spec = self.card.input if self.card else None
         if spec is None:

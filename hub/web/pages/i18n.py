@@ -16,7 +16,7 @@ from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError, available_timezones
 
 from babel import Locale
-from babel.dates import format_datetime
+from babel.dates import format_datetime, format_timedelta
 from quart import Quart, g, request, session
 
 from hub.i18n import DEFAULT_LANGUAGE, duration, install_gettext, use_language
@@ -84,6 +84,20 @@ def local_time(value: datetime | str | None, style: str = "medium") -> str:
     return format_datetime(value, format=style, tzinfo=zone, locale=locale)
 
 
+def relative_time(value: datetime | str | None, now: datetime | None = None) -> str:
+    """How far ``value`` is from now, in the person's language: "3 minutes ago", "in 2
+    hours" (the scripts keep it current from the element's ``datetime``)."""
+    if value is None or value == "":
+        return ""
+    if isinstance(value, str):
+        value = datetime.fromisoformat(value.replace("Z", "+00:00"))
+    if value.tzinfo is None:
+        value = value.replace(tzinfo=UTC)
+    locale = Locale.parse(getattr(g, "language", None) or DEFAULT_LANGUAGE)
+    delta = value - (now or datetime.now(UTC))
+    return format_timedelta(delta, add_direction=True, threshold=1.5, locale=locale)
+
+
 def iso_time(value: datetime | str | None) -> str:
     if value is None or isinstance(value, str):
         return value or ""
@@ -94,6 +108,7 @@ def init_app(app: Quart) -> None:
     install_gettext(app.jinja_env)
     app.jinja_env.filters["localtime"] = local_time
     app.jinja_env.filters["isotime"] = iso_time
+    app.jinja_env.filters["relative"] = relative_time
     app.jinja_env.filters["duration"] = duration
 
     @app.before_request

@@ -1,18 +1,79 @@
-"""The inbox (spec §6): waiting for me, failed or needs attention, recently done."""
+"""The inbox (spec §6) as a list and a detail: waiting for me, failed or needs attention,
+recently done, as compact rows; the card a row stands for beside the list on a wide screen,
+as its own view on a narrow one.
+
+The page is one address, ``/w/<ws>/inbox``, its state in the query: ``card`` (the card
+shown in the detail; without it, the oldest card waiting), ``agent`` and ``risk`` (the
+filters). A page a person reloads or sends on shows what they were looking at.
+"""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
-from quart import Blueprint, render_template, url_for
+from quart import Blueprint, render_template, request, url_for
 
+from hub.core.agents.registry import list_agents, public_status
+from hub.core.errors import NotFound
+from hub.core.store.models import Interaction
 from hub.core.work.inbox import inbox
 from hub.core.work.interactions import get_interaction
+from hub.protocol.interactions import Risk
+from hub.web.pages.cards import CardView
 from hub.web.pages.interactions import card_views
 from hub.web.pages.session import current_user, login_required
 from hub.web.pages.workspace import frame_for, workspace_of
 
 blueprint = Blueprint("inbox", __name__)
+
+
+@dataclass(frozen=True, slots=True)
+class InboxFilters:
+    """What the person narrowed the inbox to; a value the page does not know is dropped
+    (a page, unlike the API, has nobody to tell: it shows everything instead)."""
+
+    workspace_id: str
+    agent: str | None = None
+    risk: Risk | None = None
+
+    @classmethod
+    def from_args(cls, workspace_id: str, args: Any, agent_ids: set[str]) -> InboxFilters:
+        agent = args.get("agent") or None
+        try:
+            risk = Risk(args["risk"]) if args.get("risk") else None
+        except ValueError:
+            risk = None
+        return cls(workspace_id, agent if agent in agent_ids else None, risk)
+
+    @property
+    def active(self) -> bool:
+        return bool(self.agent or self.risk)
+
+    def url(self, card: str | None = None) -> str:
+        query = {
+            "agent": self.agent,
+            "risk": self.risk.value if self.risk else None,
+            "card": card,
+        }
+        return url_for(
+            "pages.inbox.show",
+            workspace_id=self.workspace_id,
+            **{k: v for k, v in query.items() if v},
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class CardRow:
+    """One waiting card as a row: the card itself, its task and agent as the inbox has them."""
+
+    card: CardView
+    task: dict[str, Any] | None
+    agent: dict[str, Any] | None
+
+    @property
+    def agent_away(self) -> bool:
+        return bool(self.agent and self.agent.get("status") == "offline")
 
 
 @blueprint.get("/w/<workspace_id>/inbox")
@@ -21,16 +82,51 @@ async def show(workspace_id: str) -> Any:
     user = await current_user()
     assert user is not None
     workspace = await workspace_of(user, workspace_id)
-    view = await inbox(workspace.id)
-    frame = await frame_for(user, workspace.id, inbox_view=view)
-    interactions = [
-        await get_interaction(workspace.id, item["interaction"]["id"])
-        for item in view["waitingForMe"]
+    agents = [a for a in await list_agents(workspace.id) if public_status(a) != "revoked"]
+    filters = InboxFilters.from_args(workspace.id, request.args, {a.id for a in agents})
+    view = await inbox(workspace.id, agent_id=filters.agent, risk=filters.risk)
+    # The badges count everything waiting, whatever the list is narrowed to.
+    frame = await frame_for(user, workspace.id, inbox_view=None if filters.active else view)
+    waiting = view["waitingForMe"]
+    found = {
+        i.id: i
+        for i in await Interaction.filter(
+            workspace_id=workspace.id, id__in=[item["interaction"]["id"] for item in waiting]
+        )
+    }
+    interactions = [found[item["interaction"]["id"]] for item in waiting]
+    views = await card_views(workspace.id, interactions)
+    rows = [
+        CardRow(card=card, task=item["task"], agent=item["agent"])
+        for card, item in zip(views, waiting, strict=True)
     ]
+    chosen_id = request.args.get("card") or None
+    selected = await _selected(workspace.id, chosen_id, rows)
     return await render_template(
         "pages/inbox.html",
         **frame.context(),
         inbox=view,
-        cards=await card_views(workspace.id, interactions),
-        next_url=url_for("pages.inbox.show", workspace_id=workspace.id),
+        rows=rows,
+        selected=selected,
+        chosen=selected is not None and selected.id == chosen_id,
+        filters=filters,
+        filter_agents=sorted(agents, key=lambda a: a.name.lower()),
+        next_url=filters.url(),
     )
+
+
+async def _selected(workspace_id: str, chosen_id: str | None, rows: list[CardRow]) -> Any:
+    """The card the detail shows: the one asked for, if it is this workspace's (a decided
+    card too: it is shown read-only, saying who decided), else the oldest one waiting."""
+    for row in rows:
+        if row.card.id == chosen_id:
+            return row.card
+    if chosen_id:
+        try:
+            interaction = await get_interaction(workspace_id, chosen_id)
+        except NotFound:
+            interaction = None
+        if interaction is not None:
+            (card,) = await card_views(workspace_id, [interaction])
+            return card
+    return rows[0].card if rows else None

@@ -67,6 +67,7 @@ SHELL_FILES = (
     "app.css",
     "app.js",
     "live.js",
+    "inbox.js",
     "icons/icon-192.png",
     "icons/badge-96.png",
 )

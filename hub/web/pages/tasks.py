@@ -1,4 +1,5 @@
-"""Tasks (spec §6): the list by view, one task's detail, asking a task to stop."""
+"""Tasks (spec §6): the list by view (each child under its parent), starting a task for an
+agent, one task's detail, asking a task to stop."""
 
 from __future__ import annotations
 
@@ -11,14 +12,21 @@ from urllib.parse import unquote_to_bytes
 
 from quart import Blueprint, Response, flash, redirect, render_template, request, url_for
 
-from hub.core.agents.registry import list_agents
+from hub.core.agents.registry import list_agents, public_status
 from hub.core.errors import HubError, NotFound
 from hub.core.store.models import Agent, AgentStatus, Artifact
 from hub.core.task_states import TERMINAL_STATUSES
 from hub.core.work.batch_answers import batchable
+from hub.core.work.conversations import MAX_TITLE_LENGTH
 from hub.core.work.interactions import list_interactions
-from hub.core.work.tasks import list_tasks, request_cancel, task_detail
-from hub.core.work.views import task_view
+from hub.core.work.task_tree import child_tree, task_tree
+from hub.core.work.tasks import (
+    MAX_DESCRIPTION_LENGTH,
+    create_task,
+    list_tasks,
+    request_cancel,
+    task_detail,
+)
 from hub.web.pages.cards import safe_url
 from hub.web.pages.i18n import gettext as _
 from hub.web.pages.interactions import card_views
@@ -41,6 +49,8 @@ async def task_panel(workspace_id: str, task_id: str) -> dict[str, Any]:
     # Two or more approvals waiting: the page offers to answer them together.
     detail["batch"] = [c for c in detail["cards"] if c.open and c.card and batchable(c.card)]
     detail["agent"] = agents.get(detail["targetAgentId"] or "")
+    detail["child_tree"] = await child_tree(workspace_id, task_id)
+    detail["names"] = agent_names(list(agents.values()))
     detail["terminal"] = detail["status"] in TERMINAL
     for artifact in detail["artifacts"]:
         artifact["link"] = safe_url(artifact["url"])
@@ -66,6 +76,43 @@ def agent_names(agents: list[Agent]) -> dict[str, str]:
 @blueprint.get("/w/<workspace_id>/tasks")
 @login_required
 async def index(workspace_id: str) -> Any:
+    return await _render_index(workspace_id, status=200)
+
+
+@blueprint.post("/w/<workspace_id>/tasks")
+@login_required
+async def create(workspace_id: str) -> Any:
+    """A task for an agent, through the same service as the API's ``POST .../tasks``."""
+    user = await current_user()
+    assert user is not None
+    frame = await frame_for(user, workspace_id, acting=True)
+    form = await request.form
+    try:
+        task = await create_task(
+            frame.workspace.id,
+            form.get("title", ""),
+            by=f"user:{user.id}",
+            target_agent_id=form.get("targetAgentId", ""),
+            description=form.get("description", ""),
+        )
+    except HubError as error:
+        return await _render_index(
+            workspace_id,
+            status=error.status,
+            error=error.to_dict(),
+            typed={k: form.get(k, "") for k in ("title", "description", "targetAgentId")},
+        )
+    await flash(_("Task started. The agent receives it now, or as soon as it is back."))
+    return redirect(url_for("pages.tasks.show", workspace_id=frame.workspace.id, task_id=task.id))
+
+
+async def _render_index(
+    workspace_id: str,
+    *,
+    status: int,
+    error: dict[str, Any] | None = None,
+    typed: dict[str, str] | None = None,
+) -> Any:
     user = await current_user()
     assert user is not None
     frame = await frame_for(user, workspace_id)
@@ -76,16 +123,33 @@ async def index(workspace_id: str) -> Any:
     selected_id = request.args.get("task") or (tasks[0].id if tasks else None)
     selected = await task_panel(frame.workspace.id, selected_id) if selected_id else None
     agents = await list_agents(frame.workspace.id)
-    return await render_template(
+    html = await render_template(
         "pages/tasks.html",
         **frame.context(),
         view=view,
         views=VIEWS,
-        tasks=[task_view(t) for t in tasks],
+        tasks=await task_tree(frame.workspace.id, tasks),
         names=agent_names(agents),
         statuses={a.id: AgentStatus(a.status).value for a in agents},  # "offline": lost
         selected=selected,
+        new_task=new_task_form(agents, typed or {"targetAgentId": request.args.get("agent", "")}),
+        error=error,
+        # A refused form stays as typed: a live redraw would put back the empty one.
+        no_refresh=error is not None,
     )
+    return html, status
+
+
+def new_task_form(agents: list[Agent], typed: dict[str, str]) -> dict[str, Any]:
+    """What the "New task" form offers: the agents online now (a task for one that is away
+    waits in its queue, but a person starting work wants one that answers)."""
+    return {
+        "agents": [a for a in agents if public_status(a) == "online"],
+        "typed": typed,
+        "open": bool(typed.get("targetAgentId") or typed.get("title")),
+        "max_title": MAX_TITLE_LENGTH,
+        "max_description": MAX_DESCRIPTION_LENGTH,
+    }
 
 
 @blueprint.get("/w/<workspace_id>/tasks/<task_id>")

@@ -253,7 +253,133 @@ function setupServiceWorker() {
   }
 }
 
+// A message box marked data-grow starts one line high and grows with what is typed, up to
+// the height its CSS allows (then it scrolls).
+function setupGrowingText(root) {
+  root.querySelectorAll("textarea[data-grow]").forEach((field) => {
+    if (field.dataset.bound) return;
+    field.dataset.bound = "1";
+    const fit = () => {
+      const pinned = LineUp.thread.pinned();
+      field.style.height = "auto";
+      field.style.height = `${field.scrollHeight + 2}px`;
+      if (pinned) LineUp.thread.toBottom();
+    };
+    field.addEventListener("input", fit);
+    if (field.value) fit();
+  });
+}
+
+// A conversation reads from its newest message: the page opens at the bottom of the thread
+// and keeps to it while text streams in, unless the person scrolled up to read.
+LineUp.thread = {
+  atBottom() {
+    const page = document.scrollingElement;
+    return page.scrollHeight - page.scrollTop - page.clientHeight < 48;
+  },
+  toBottom() {
+    const page = document.scrollingElement;
+    page.scrollTop = page.scrollHeight;
+  },
+  // Whether the page shows a thread and the person is at its end (so follows what comes).
+  pinned() {
+    return Boolean(document.querySelector("[data-thread]")) && LineUp.thread.atBottom();
+  },
+};
+
+function openAtNewest() {
+  if (!document.querySelector("[data-thread]") || window.location.hash) return;
+  LineUp.thread.toBottom();
+  const placed = document.scrollingElement.scrollTop;
+  // Late layout (fonts, the cards' details) can push the end down once more; a person who
+  // scrolled meanwhile is left where they went.
+  window.addEventListener(
+    "load",
+    () => {
+      if (document.scrollingElement.scrollTop === placed) LineUp.thread.toBottom();
+    },
+    { once: true },
+  );
+}
+
+// What a person is writing on a card (an answer, a comment, an edit of the action) survives
+// a reload and the card being redrawn: kept per card in this tab's session storage until it
+// is sent or the card closes. A sensitive answer (autocomplete off) is never kept.
+const DRAFT_KEY = "lineup:draft:";
+
+function draftFields(form) {
+  return [...form.elements].filter(
+    (field) =>
+      field.name &&
+      !field.hidden &&
+      field.type !== "hidden" &&
+      field.getAttribute("autocomplete") !== "off" &&
+      (field instanceof HTMLTextAreaElement ||
+        (field instanceof HTMLInputElement && !["checkbox", "radio", "submit", "password"].includes(field.type))),
+  );
+}
+
+function cardOf(form) {
+  const card = form.closest("[data-card]");
+  return card && form.matches("[data-card-form]") ? card.dataset.card : null;
+}
+
+function saveDraft(form) {
+  const card = cardOf(form);
+  if (!card) return;
+  const values = {};
+  draftFields(form).forEach((field) => {
+    if (field.value !== field.defaultValue) values[field.name] = field.value;
+  });
+  try {
+    if (Object.keys(values).length) sessionStorage.setItem(DRAFT_KEY + card, JSON.stringify(values));
+    else sessionStorage.removeItem(DRAFT_KEY + card);
+  } catch (_error) {
+    // Storage full or refused: the draft lives as long as the page, as before.
+  }
+}
+
+function restoreDrafts(root) {
+  root.querySelectorAll("[data-card]").forEach((card) => {
+    const key = DRAFT_KEY + card.dataset.card;
+    let stored = null;
+    try {
+      stored = JSON.parse(sessionStorage.getItem(key) || "null");
+      if (card.dataset.cardStatus !== "pending") sessionStorage.removeItem(key);
+    } catch (_error) {
+      return;
+    }
+    const form = card.querySelector("form[data-card-form]");
+    if (!stored || !form || card.dataset.cardStatus !== "pending") return;
+    draftFields(form).forEach((field) => {
+      if (field.name in stored && field.value === field.defaultValue) {
+        field.value = stored[field.name];
+        const folded = field.closest("details");
+        if (folded) folded.open = true;
+        // Marks the form as being written in, which live updates respect.
+        field.dispatchEvent(new Event("input", { bubbles: true }));
+      }
+    });
+  });
+}
+
+document.addEventListener("input", (event) => {
+  const form = event.target && event.target.form;
+  if (form && event.isTrusted) saveDraft(form);
+});
+document.addEventListener("submit", (event) => {
+  const card = event.target instanceof HTMLFormElement && cardOf(event.target);
+  if (!card) return;
+  try {
+    sessionStorage.removeItem(DRAFT_KEY + card);
+  } catch (_error) {
+    // nothing kept
+  }
+});
+
 LineUp.enhance = (root) => {
+  restoreDrafts(root);
+  setupGrowingText(root);
   setupToggles(root);
   setupCopy(root);
   setupNotifications(root);
@@ -272,6 +398,7 @@ document.addEventListener("DOMContentLoaded", () => {
   setupSubmitStates();
   setupValidation();
   LineUp.enhance(document);
+  openAtNewest();
   const focus = document.querySelector("[data-autofocus]");
   if (focus) focus.focus();
 });

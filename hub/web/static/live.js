@@ -112,6 +112,7 @@
     if (!thread || !payload.messageId || (conversation && payload.conversationId !== conversation)) {
       return;
     }
+    const pinned = LineUp.thread.pinned(); // at the newest message: stay there as text comes
     let item = thread.querySelector(`[data-message="${CSS.escape(payload.messageId)}"]`);
     if (!item) {
       item = document.createElement("li");
@@ -130,6 +131,7 @@
     if (item.dataset.streaming && content) {
       content.textContent += String(payload.delta || "");
     }
+    if (pinned) LineUp.thread.toBottom();
   }
 
   function isRecent(frame) {
@@ -168,8 +170,10 @@
     refreshTimer = window.setTimeout(refresh, delay);
   }
 
-  // Redraw each live region from a fresh server render; a region the person is working in
-  // (focus inside, or a form they typed into) waits until they leave it.
+  // Redraw each live region from a fresh server render. A card the person is answering
+  // (focus in it, or a form they typed into) stays as it is while it is still open, the
+  // rest of its region around it redrawn; once it is decided elsewhere, the decided card
+  // replaces it. Any other form being filled in holds its region until the person leaves it.
   async function refresh() {
     if (body.hasAttribute("data-no-refresh")) return;
     if (refreshing) {
@@ -178,7 +182,8 @@
     }
     refreshing = true;
     try {
-      const response = await fetch(window.location.href, {
+      const address = LineUp.liveUrl ? LineUp.liveUrl() : window.location.href;
+      const response = await fetch(address, {
         credentials: "same-origin",
         headers: { "X-Live-Refresh": "1" },
       });
@@ -187,11 +192,13 @@
       let deferred = false;
       const swap = (current, fresh) => {
         if (!current || !fresh || current.innerHTML === fresh.innerHTML) return;
-        if (busy(current)) {
+        if (busyOutsideCards(current)) {
           deferred = true;
           return;
         }
         const replacement = document.importNode(fresh, true);
+        const focus = rememberFocus(); // before a card moves: moving it takes the focus away
+        keepAnswering(current, replacement);
         // Text still streaming is not stored yet: carry it over until its message is.
         current.querySelectorAll("[data-streaming]").forEach((item) => {
           const id = CSS.escape(item.dataset.message);
@@ -199,8 +206,10 @@
           if (!replacement.querySelector(`[data-message="${id}"]`)) thread.appendChild(item);
         });
         current.replaceWith(replacement);
+        focus();
         LineUp.enhance(replacement);
       };
+      const pinned = LineUp.thread.pinned();
       const keys = (root) => [...root.querySelectorAll("[data-live]")].map((r) => r.dataset.live);
       const same = keys(doc).join(" ") === keys(document).join(" ");
       doc.querySelectorAll("[data-live]").forEach((fresh) => {
@@ -211,10 +220,12 @@
         swap(document.querySelector(`[data-live="${key}"]`), fresh);
       });
       if (!same) swap(document.querySelector(".layout"), doc.querySelector(".layout"));
+      if (pinned) LineUp.thread.toBottom();
       if (deferred) document.addEventListener("focusout", () => scheduleRefresh(300), { once: true });
       const sequence = doc.body.dataset.sequence;
       if (sequence) body.dataset.sequence = sequence;
       body.dataset.notify = doc.body.dataset.notify || "";
+      document.dispatchEvent(new CustomEvent("lineup:swapped"));
     } catch (_error) {
       // Offline: the reconnect will bring a refresh with it.
     } finally {
@@ -226,12 +237,54 @@
     }
   }
 
-  function busy(region) {
+  function editing(root) {
     const active = document.activeElement;
-    if (active && active !== document.body && region.contains(active)) {
+    if (active && active !== document.body && root.contains(active)) {
       if (active.matches("input, textarea, select")) return true;
     }
-    return [...region.querySelectorAll("form")].some((form) => dirtyForms.has(form));
+    return [...root.querySelectorAll("form")].some((form) => dirtyForms.has(form));
+  }
+
+  // A form outside any card that the person is filling in (settings, the composer).
+  function busyOutsideCards(region) {
+    const active = document.activeElement;
+    if (active && region.contains(active) && active.matches("input, textarea, select")) {
+      if (!active.closest("[data-card]")) return true;
+    }
+    return [...region.querySelectorAll("form")].some(
+      (form) => dirtyForms.has(form) && !form.closest("[data-card]"),
+    );
+  }
+
+  // The cards being answered move into the fresh render in place of their fresh copy, as
+  // long as that copy is still open: the draft, the focus and the caret go with them.
+  function keepAnswering(current, replacement) {
+    current.querySelectorAll("[data-card]").forEach((card) => {
+      if (!editing(card)) return;
+      const id = CSS.escape(card.dataset.card);
+      const copy = replacement.querySelector(`[data-card="${id}"]`);
+      if (copy && copy.dataset.cardStatus === "pending") copy.replaceWith(card);
+    });
+  }
+
+  function rememberFocus() {
+    const active = document.activeElement;
+    if (!active || active === document.body) return () => {};
+    const range =
+      typeof active.selectionStart === "number"
+        ? [active.selectionStart, active.selectionEnd]
+        : null;
+    return () => {
+      if (!active.isConnected || document.activeElement === active) return;
+      active.focus({ preventScroll: true });
+      if (range && active.setSelectionRange) {
+        try {
+          active.setSelectionRange(range[0], range[1]);
+        } catch (_error) {
+          // Not every input type has a caret (email, number).
+        }
+      }
+    };
   }
 
   // A tab that slept may hold a socket that died silently: reconnect on wake and let the

@@ -115,3 +115,17 @@ async def test_every_membership_change_is_audited(make_user) -> None:  # type: i
     assert (entries[2]["role"], entries[2]["previousRole"]) == ("member", "viewer")
     assert entries[3]["userId"] == bea.id
     assert all(token not in str(e) for e in entries)
+
+
+async def test_two_owners_removing_each_other_at_once_leave_one(make_user) -> None:  # type: ignore[no-untyped-def]
+    owner, workspace = await make_user("owner")
+    bea, _ = await make_user("bea")
+    await accept((await invite(workspace.id, Role.OWNER, by=owner, secret_key=SECRET))[1], bea)
+    outcomes = await asyncio.gather(
+        remove_member(workspace.id, bea.id, by=owner),
+        remove_member(workspace.id, owner.id, by=bea),
+        return_exceptions=True,
+    )
+    refused = [o for o in outcomes if isinstance(o, Conflict)]
+    assert len(refused) == 1 and refused[0].code == "last_owner"
+    assert [m["role"] for m in await list_members(workspace.id)] == ["owner"]

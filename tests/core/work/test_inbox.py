@@ -9,6 +9,7 @@ from hub.core.work.inbox import inbox
 from hub.core.work.interactions import respond_to_interaction
 from hub.core.work.tasks import create_task
 from hub.protocol.clock import utcnow
+from hub.protocol.interactions import Risk
 from tests.core.agent_reports import agent_asks, agent_reports, join, make_agent
 
 ME = "user:usr_me"
@@ -95,3 +96,29 @@ async def test_limits_bound_the_lists_not_the_counts(workspace: Workspace) -> No
         await agent_asks(agent, task.id, title=f"question {n}")
     box = await inbox(workspace.id, limit=2)
     assert box["counts"]["waitingForMe"] == 4 and len(box["waitingForMe"]) == 2
+
+
+async def test_narrowed_to_one_agent_and_one_risk(workspace: Workspace) -> None:
+    await join(workspace.id, ME)
+    builder, tester = await make_agent(workspace, "builder"), await make_agent(workspace, "tester")
+    high = await agent_asks(builder, None, title="Drop the table?", risk="high")
+    low = await agent_asks(builder, None, title="Tidy up?", risk="low")
+    theirs = await agent_asks(tester, None, title="Rerun?", risk="high")
+    broke = await create_task(workspace.id, "broke", by=ME, target_agent_id=tester.id)
+    await agent_reports(tester, "task.accepted", {"taskId": broke.id})
+    await agent_reports(tester, "task.status_changed", {"taskId": broke.id, "status": "failed"})
+
+    def ids(box: dict, section: str = "waitingForMe") -> list[str]:  # type: ignore[type-arg]
+        key = "interaction" if section == "waitingForMe" else "task"
+        return [item[key]["id"] for item in box[section]]
+
+    assert ids(await inbox(workspace.id)) == [high, low, theirs]
+    of_builder = await inbox(workspace.id, agent_id=builder.id)
+    assert ids(of_builder) == [high, low] and of_builder["needsAttention"] == []
+    assert of_builder["counts"]["waitingForMe"] == 2
+    of_tester = await inbox(workspace.id, agent_id=tester.id)
+    assert ids(of_tester) == [theirs] and ids(of_tester, "needsAttention") == [broke.id]
+    risky = await inbox(workspace.id, risk=Risk.HIGH)
+    assert ids(risky) == [high, theirs] and risky["counts"]["waitingForMe"] == 2
+    assert ids(await inbox(workspace.id, risk=Risk.HIGH, limit=1)) == [high]
+    assert ids(await inbox(workspace.id, agent_id=builder.id, risk=Risk.LOW)) == [low]

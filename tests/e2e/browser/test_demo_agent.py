@@ -109,6 +109,11 @@ async def test_sign_up_connect_the_demo_agent_and_see_the_task_through(
         await page.locator("[data-step=confirm]").wait_for()
         await page.fill("#agent-name", "Build bot")
         await page.get_by_role("button", name="Confirm name").click()
+        # The wizard's last step offers a first task; this story starts one in a conversation.
+        await page.locator(
+            "[data-step=connected]", has_text="Start a task with Build bot"
+        ).wait_for()
+        await page.get_by_role("link", name="See all agents").click()
         await page.wait_for_url("**/agents")
         await (
             page.locator("[data-agent]", has_text="Build bot")
@@ -122,6 +127,7 @@ async def test_sign_up_connect_the_demo_agent_and_see_the_task_through(
         await page.get_by_role("button", name="Start", exact=True).click()
         await page.wait_for_url("**/conversations/*")
         await page.fill("#composer-content", "Tidy the project's dependencies and plan it")
+        await page.locator(".composer-options > summary").click()  # folded by default
         await page.check("input[name=track]")
         await page.get_by_role("button", name="Send", exact=True).click()
         await page.locator(".notice", has_text="tracked as a task").wait_for()

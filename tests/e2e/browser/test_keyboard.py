@@ -14,7 +14,9 @@ MARK = """() => {
   const visible = (el) => {
     const box = el.getBoundingClientRect();
     const style = getComputedStyle(el);
-    return box.width > 0 && box.height > 0 && style.visibility !== 'hidden' && !el.disabled;
+    // checkVisibility: the content of a closed <details> keeps a box but is not shown.
+    return box.width > 0 && box.height > 0 && style.visibility !== 'hidden' && !el.disabled
+      && el.checkVisibility();
   };
   const nameOf = (el) => {
     const labelledBy = el.getAttribute('aria-labelledby');

@@ -31,8 +31,8 @@ async def test_only_high_risk_cards_become_browser_notifications(sign_up, orm, h
             actor=f"agent:{world.agent.id}",
             task_id=world.task_id,
         )
-    await page.locator(f"[data-card='{loud['id']}']").wait_for()
-    await page.locator(f"[data-card='{quiet['id']}']").wait_for()  # in the inbox all the same
+    await page.locator(f"[data-row='{loud['id']}']").wait_for()
+    await page.locator(f"[data-row='{quiet['id']}']").wait_for()  # in the inbox all the same
     await page.wait_for_function("() => window.shown.length > 0")
     shown = await page.evaluate("() => window.shown.map((n) => n.body)")
     assert shown == [loud["title"]]

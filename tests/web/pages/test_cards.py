@@ -14,14 +14,16 @@ async def _world(browser, *kinds: str):  # type: ignore[no-untyped-def]
 
 
 async def test_the_card_reads_why_impact_options_then_details(browser) -> None:  # type: ignore[no-untyped-def]
-    ada, _unused = await _world(browser, "approval_high", "choice")
+    ada, world = await _world(browser, "approval_high", "choice")
     _status, html = await ada.page(ada.w("/inbox"))
+    # Both waiting as rows; the oldest open beside them.
+    assert html.count("data-row=") == 2 and html.count("data-card=") == 1
     why, impact = html.index("Why you are needed"), html.index("Impact</p>")
     actions, details = html.index("What you can do"), html.index("<summary>Details")
     assert why < impact < actions < details
     assert "High risk" in html and "⚠" in html  # risk in words and an icon
-    assert "★ Recommended" in html
-    assert html.count("data-card=") == 2
+    _status, html = await ada.page(ada.w(f"/inbox?card={world.cards['choice']}"))
+    assert "★ Recommended" in html and f'data-card="{world.cards["choice"]}"' in html
 
 
 async def test_a_high_risk_yes_needs_a_second_deliberate_step(browser) -> None:  # type: ignore[no-untyped-def]
@@ -87,7 +89,7 @@ async def test_input_is_checked_in_the_browser_and_by_the_server(browser) -> Non
 
 async def test_single_and_multiple_choice(browser) -> None:  # type: ignore[no-untyped-def]
     ada, world = await _world(browser, "choice", "multi")
-    _status, html = await ada.page(ada.w("/inbox"))
+    _status, html = await ada.page(ada.w(f"/inbox?card={world.cards['multi']}"))
     assert 'type="checkbox" name="optionIds"' in html
     response = await ada.post(
         ada.w(f"/interactions/{world.cards['choice']}/respond"),

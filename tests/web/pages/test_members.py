@@ -98,3 +98,24 @@ async def test_a_mailed_invitation_admits_only_its_address(browser, app) -> None
     assert (await roles(ada.workspace_id))[cy.id] == "member"
     used = await stranger.get(path)
     assert used.status_code == 410 and "invitation_invalid" in await used.get_data(as_text=True)
+
+
+async def test_the_only_owner_is_not_offered_leaving_and_is_refused(browser) -> None:  # type: ignore[no-untyped-def]
+    ada = await browser("Ada")
+    members = ada.w("/settings/members")
+    status, page = await ada.page(members)
+    mine = page.split(f'data-member="{ada.user_id}"', 1)[1].split("</li>", 1)[0]
+    assert "data-last-owner" in mine and "/remove" not in mine and "<select" not in mine
+
+    # Sent anyway (an old tab, a hand-made form): refused with the next step, nothing logged.
+    before = await last_sequence(ada.workspace_id)
+    for path, form in ((f"{members}/{ada.user_id}/remove", {}),
+                       (f"{members}/{ada.user_id}/role", {"role": "member"})):  # fmt: skip
+        refused = await ada.post(path, form, token_from=members)
+        html = await refused.get_data(as_text=True)
+        assert refused.status_code == 409 and "<code>last_owner</code>" in html, path
+        assert "Make another member an owner first" in html
+    assert await last_sequence(ada.workspace_id) == before
+    assert await roles(ada.workspace_id) == {ada.user_id: "owner"}
+    status, _page = await ada.page(members)
+    assert status == 200  # still hers to manage

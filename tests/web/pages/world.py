@@ -54,6 +54,17 @@ def card(kind: str, text: str) -> dict[str, Any]:
                 {"id": "reject", "label": "Do not run", "style": "danger"},
             ],
         }
+    if kind == "approval_low":
+        return {
+            **base,
+            "type": "approval",
+            "title": f"Tidy the lock file? {text}",
+            "risk": "low",
+            "options": [
+                {"id": "approve", "label": "Tidy it", "style": "primary"},
+                {"id": "reject", "label": "Leave it", "style": "danger"},
+            ],
+        }
     if kind == "approval_action":
         return {
             **card("approval_high", text),
