@@ -33,6 +33,9 @@ async def test_an_away_agents_task_and_card_say_so_and_an_answer_waits_for_it(br
     for path in ("/tasks", "/inbox", f"/interactions/{card_id}"):
         _status, html = await ada.page(ada.w(path))
         assert LOST in html, path
+    _status, html = await ada.page(ada.w("/tasks"))
+    rows = html.split('data-live="task-list"', 1)[1].split("</ul>", 1)[0]
+    assert LOST in rows  # the list's own row, not only the selected task's panel
 
     response = await ada.post(
         ada.w(f"/interactions/{card_id}/respond"),
