@@ -14,6 +14,9 @@ One socket per agent: a later ``agent.connected`` of the agent, from any hub pro
 read here in log order like its other events, and ends this downlink before anything
 after it is sent, so each event goes out on one socket.
 
+An answer to a card (``interaction.resolved``) written on the socket is recorded as delivered
+(``hub.core.work.deliveries``) before the next frame goes out.
+
 Unlike ``hub.core.log.feed.WorkspaceFeed``, which follows every event of a workspace, this reads
 only the agent's own: an agent back after a day replays its handful of events, not the
 workspace's thousands.
@@ -28,10 +31,12 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from hub.core.errors import HubError
 from hub.core.log.bus import EventBus, SubscriberDropped, Subscription
 from hub.core.log.envelopes import to_envelope
 from hub.core.log.events import events_after
 from hub.core.store.models import Agent, AgentStatus, Event
+from hub.core.work.deliveries import record_delivery
 from hub.protocol.lap import DOWNLINK_PAYLOADS, DOWNLINK_TYPE_OF_EVENT
 
 logger = logging.getLogger(__name__)
@@ -154,8 +159,21 @@ class AgentDownlink:
                 await self._send(downlink_frame(event))
                 self.last_sent = int(event.sequence)
                 self.sent += 1
+                if event.type == "interaction.resolved":
+                    await self._delivered(event)
             if len(page) < PAGE_SIZE:
                 return
+
+    async def _delivered(self, resolved: Event) -> None:
+        """The answer is on the agent's socket now: the card says so from here on."""
+        try:
+            await record_delivery(resolved)
+        except HubError as error:  # the card is gone with its workspace, say; the frame went
+            logger.info(
+                "delivery of card %s not recorded: %s",
+                resolved.payload.get("interactionId"),
+                error.code,
+            )
 
     def _replaced_by(self, connected: Event) -> bool:
         return (

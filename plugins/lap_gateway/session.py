@@ -19,7 +19,9 @@ do not count: adapters send ``agent.heartbeat``. A socket that says no hello wit
 ``hello_timeout_s``, or once greeted sends nothing for ``SILENT_INTERVALS`` heartbeat
 intervals (never less than ``hello_timeout_s``), is closed with 1008 (``hello_timeout``,
 ``heartbeat_timeout``): a socket holds the hub's memory and a task for as long as it is open,
-and a stranger's costs nothing to open.
+and a stranger's costs nothing to open. A greeted socket that closes, whichever side closes
+it, marks its agent offline at once unless a newer socket holds the agent
+(``hub.core.agents.presence.connection_closed``); a hub shutting down does not.
 """
 
 from __future__ import annotations
@@ -36,7 +38,7 @@ from quart import Websocket
 
 from hub.config import Settings
 from hub.core.agents.lifecycle import credential_revoked
-from hub.core.agents.presence import announce_connection, record_heartbeat
+from hub.core.agents.presence import announce_connection, connection_closed, record_heartbeat
 from hub.core.agents.registry import public_status, redeem_pairing_code
 from hub.core.errors import Conflict, HubError, InvalidInput, Unauthorized
 from hub.core.ids import new_id
@@ -116,6 +118,7 @@ class AgentSession:
         self.source = source
         self.finished = asyncio.Event()
         self._closed = False
+        self._close_code: int | None = None  # the code this side closed with, if it did
         self._close_requested = asyncio.Event()
         self._send_lock = asyncio.Lock()
         self._last_presence = 0.0
@@ -142,6 +145,7 @@ class AgentSession:
         """Close once, after an ``error`` frame saying why; ends ``run``."""
         if self._closed:
             return
+        self._close_code = code
         with contextlib.suppress(Exception):  # the peer may be gone already
             if error is not None:
                 await self.send_error(error, envelope_id)
@@ -336,6 +340,18 @@ class AgentSession:
                 await self.close(error.close_code, error)
         finally:
             downlink.close()
+            if not downlink.replaced and self._close_code != SERVICE_RESTART:
+                await self._finish(self._note_gone(agent, session_id))
+
+    async def _note_gone(self, agent: Agent, session_id: str) -> None:
+        """The socket closed (the peer went, or this side closed it): the agent is offline
+        now, unless another socket holds it. A hub that stops says nothing: the agent comes
+        back as soon as it is up again, and the sweeper judges one that does not."""
+        try:
+            if await connection_closed(agent, session_id):
+                logger.info("agent %s: its socket closed; offline", agent.id)
+        except Exception as error:  # the sweeper marks it offline later
+            logger.warning("agent %s not marked offline at once: %s", agent.id, error)
 
     async def _welcome(self, agent: Agent, hello: AgentHello) -> int:
         """Send ``agent.welcome`` (and a resync if needed); returns where replay starts.

@@ -20,6 +20,8 @@ class ChaosProxy:
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.kills = 0
+        # While set, connections are cut as they open: an agent that cannot come back.
+        self.refusing = False
         self._rng = rng or random.Random()
         self._links: set[tuple[asyncio.StreamWriter, asyncio.StreamWriter]] = set()
         self._server: asyncio.Server | None = None
@@ -52,6 +54,9 @@ class ChaosProxy:
         return True
 
     async def _accept(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        if self.refusing:
+            writer.transport.abort()
+            return
         try:
             up_reader, up_writer = await asyncio.open_connection("127.0.0.1", self.target_port)
         except OSError:

@@ -68,11 +68,14 @@ class LiveHub:
         await self.api("POST", f"/agents/{agent_id}/confirm", {"name": name})
 
     @contextlib.asynccontextmanager
-    async def agent(self, state_dir: Path, name: str) -> AsyncIterator[Agent]:
+    async def agent(
+        self, state_dir: Path, name: str, *, via: str | None = None
+    ) -> AsyncIterator[Agent]:
         """An SDK agent paired with a fresh code and confirmed as ``name``, running; it
-        reconnects quickly, as a test wants after a hub restart."""
+        reconnects quickly, as a test wants after a hub restart. ``via``: the address it
+        connects to instead of the hub's (a proxy in between)."""
         agent = Agent(
-            self.url,
+            via or self.url,
             state_dir=state_dir,
             backoff=Backoff(initial_s=0.05, maximum_s=0.5),
             pairing_code=await self.pairing_code(),

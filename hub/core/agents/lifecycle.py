@@ -1,12 +1,13 @@
 """How agent lifecycle events change the agent's own row, in the transaction that logs them.
 
-``agent.paired``, ``agent.confirmed``, ``agent.online``, ``agent.offline`` and
-``agent.revoked`` each record a change of an ``Agent`` (an entity the hub owns, holding a
-credential hash the log never sees). The change and its event commit together: a handler
-here runs inside ``append_event``'s transaction, after the workspace's sequence row is
-locked, and refuses the event with a ``HubError`` when the row is not in a state the event
-can apply to, so a race (two sweepers, a heartbeat landing as the agent is marked offline,
-a code redeemed twice) leaves one event and one change, never two.
+``agent.paired``, ``agent.confirmed``, ``agent.online``, ``agent.offline``,
+``agent.connected`` and ``agent.revoked`` each record a change of an ``Agent`` (an entity the
+hub owns, holding a credential hash the log never sees). The change and its event commit
+together: a handler here runs inside ``append_event``'s transaction, after the workspace's
+sequence row is locked, and refuses the event with a ``HubError`` when the row is not in a
+state the event can apply to, so a race (two sweepers, a heartbeat landing as the agent is
+marked offline, a socket closing as the agent connects again on another, a code redeemed
+twice) leaves one event and one change, never two.
 
 Entities are not rebuilt from the log, so ``rebuild_projections`` does not run these.
 """
@@ -191,6 +192,11 @@ async def _offline(event: Event, connection: Connection) -> None:
     agent = await _locked_agent(event, connection)
     if agent.status != AgentStatus.ONLINE:
         raise Conflict(f"Agent {agent.id} is not online.", code="not_online")
+    closed = event.payload.get("sessionId")
+    if closed is not None and closed != agent.session_id:
+        # A closed socket speaks for the agent only while it held the connection: a newer
+        # socket (in this process or another) took over, and the agent is there.
+        raise Conflict(f"Agent {agent.id} connected again since.", code="connected_again")
     seen = event.payload.get("lastHeartbeatAt")
     if (
         isinstance(seen, str)
@@ -209,9 +215,17 @@ async def _connected(event: Event, connection: Connection) -> None:
     # addressed to the agent, so every socket of it, in any hub process, reads it in order
     # among its downlink events and knows whether a newer one holds the agent now.
     agent_id = event.payload.get("agentId")
-    if event.actor != f"agent:{agent_id}" or not event.payload.get("sessionId"):
+    session_id = event.payload.get("sessionId")
+    if event.actor != f"agent:{agent_id}" or not session_id:
         raise InvalidInput("agent.connected is an agent's own, with its 'sessionId'.")
     event.recipient_agent_id = agent_id
+    # Under the workspace's lock, like every append: an ``agent.offline`` of the socket it
+    # replaces, sequenced after this, reads the new session here and is refused.
+    await (
+        Agent.filter(id=agent_id, workspace_id=event.workspace_id)
+        .using_db(connection)
+        .update(session_id=session_id)
+    )
 
 
 @handlers.on("agent.revoked")

@@ -4,9 +4,14 @@
   newest, across every hub process (``announce_connection``).
 * A connected agent's heartbeats stamp ``Agent.last_heartbeat_at``; heartbeats themselves
   are not logged. The first heartbeat of an agent that was not online logs ``agent.online``.
+* A socket that closes while it holds the agent's connection marks the agent ``offline``
+  at once (``agent.offline`` with ``reason: connection_closed``, ``connection_closed``): an
+  agent killed mid-task shows as lost the moment its socket goes, not two intervals later.
+  A socket that was replaced by a newer one says nothing: the agent is there.
 * ``PresenceSweeper`` marks an online agent ``offline`` (``agent.offline``) once two
-  heartbeat intervals pass without one. Its running tasks keep their status: views show
-  "agent connection lost" with the last heartbeat (``connection_lost``).
+  heartbeat intervals pass without one: the death a socket does not report (a half-open
+  connection, a machine gone). Its tasks keep their status: views show "connection lost"
+  with the last heartbeat (``connection_lost``).
 * When the grace period has passed since the last heartbeat and the agent is still not
   back, its running tasks fail with error ``agent_unreachable`` (``task.status_changed`` by
   ``system``). Tasks waiting for a person are left alone: the state machine (spec §6.2) has
@@ -14,7 +19,10 @@
   when it returns. Queued tasks wait for it too.
 
 Several hub processes may each run a sweeper: the events carry deterministic envelope ids
-and their handlers re-check the agent's row, so the work is done once.
+and their handlers re-check the agent's row, so the work is done once. A closed socket's
+``agent.offline`` has the sweeper's id for the same last heartbeat, so the two never double
+it either; its handler also refuses it once a newer socket announced itself
+(``Agent.session_id``), wherever that socket is.
 """
 
 from __future__ import annotations
@@ -41,11 +49,12 @@ logger = logging.getLogger(__name__)
 
 MISSED_HEARTBEATS_FOR_OFFLINE = 2
 UNREACHABLE = "agent_unreachable"
+CONNECTION_CLOSED = "connection_closed"
 _BATCH = 500
 
 
 def connection_lost(agent: Agent) -> dict[str, Any] | None:
-    """What to show on an offline agent and on its running tasks, or ``None`` if online."""
+    """What to show on an offline agent and on its tasks, or ``None`` if online."""
     if agent.status != AgentStatus.OFFLINE or agent.last_heartbeat_at is None:
         return None
     return {
@@ -98,7 +107,58 @@ async def announce_connection(agent: Agent, session_id: str) -> int:
         {"agentId": agent.id, "sessionId": session_id},
         actor=f"agent:{agent.id}",
     )
+    # The socket this one replaces may have closed between this one's hello and its
+    # announcement, and marked the agent offline then; the agent is here, so it is online.
+    await record_heartbeat(agent)
     return result.sequence
+
+
+async def connection_closed(agent: Agent, session_id: str) -> bool:
+    """The socket of ``session_id`` closed: mark the agent offline now; True if this did.
+
+    Nothing is logged unless that session still holds the agent's connection and the agent
+    is online: a socket replaced by a newer one, a revoked agent or one the sweeper marked
+    already say nothing. The handler checks the session again under the workspace's lock,
+    so a socket announced in another process meanwhile still wins.
+    """
+    current = await Agent.filter(id=agent.id).first()
+    if (
+        current is None
+        or current.status != AgentStatus.ONLINE
+        or current.session_id != session_id
+        or current.last_heartbeat_at is None
+    ):
+        return False
+    try:
+        result = await _log_offline(
+            current, missed=0, closed={"reason": CONNECTION_CLOSED, "sessionId": session_id}
+        )
+    except Conflict:  # it connected again, or came back, or a sweeper was first
+        return False
+    return not result.duplicate
+
+
+def _log_offline(
+    agent: Agent, *, missed: int, closed: dict[str, str] | None = None
+) -> asyncio.Future[AppendResult]:
+    """Queue ``agent.offline`` for ``agent`` as its row reads now. The envelope id names
+    the last heartbeat, whoever logs it: a sweeper and a closed socket that judge the same
+    silence write one event."""
+    last = agent.last_heartbeat_at
+    assert last is not None  # an online agent has had a heartbeat
+    return queue_append(
+        agent.workspace_id,
+        "agent.offline",
+        {
+            "agentId": agent.id,
+            "name": agent.name,
+            "lastHeartbeatAt": iso(last),
+            "missedHeartbeats": missed,
+            **(closed or {}),
+        },
+        actor="system",
+        envelope_id=f"offline-{agent.id}-{int(last.timestamp() * 1_000_000)}",
+    )
 
 
 async def _stamp_online(_key: Hashable, batch: list[Request[str]]) -> None:
@@ -159,7 +219,7 @@ class PresenceSweeper:
             status=AgentStatus.ONLINE, last_heartbeat_at__lt=now - self.offline_after
         ).limit(_BATCH)
         # Queued together, so a hundred agents gone at once share a commit or two.
-        queued = [self._offline_event(agent) for agent in silent]
+        queued = [_log_offline(agent, missed=MISSED_HEARTBEATS_FOR_OFFLINE) for agent in silent]
         outcomes = await asyncio.gather(*queued, return_exceptions=True)
         for agent, outcome in zip(silent, outcomes, strict=True):
             if isinstance(outcome, Conflict):  # it came back, or another sweeper was first
@@ -167,23 +227,6 @@ class PresenceSweeper:
             if isinstance(outcome, BaseException):
                 raise outcome
             report.offline.append(agent.id)
-
-    @staticmethod
-    def _offline_event(agent: Agent) -> asyncio.Future[AppendResult]:
-        last = agent.last_heartbeat_at
-        assert last is not None  # an online agent has had a heartbeat
-        return queue_append(
-            agent.workspace_id,
-            "agent.offline",
-            {
-                "agentId": agent.id,
-                "name": agent.name,
-                "lastHeartbeatAt": iso(last),
-                "missedHeartbeats": MISSED_HEARTBEATS_FOR_OFFLINE,
-            },
-            actor="system",
-            envelope_id=f"offline-{agent.id}-{int(last.timestamp() * 1_000_000)}",
-        )
 
     async def _fail_unreachable(self, now: datetime, report: SweepReport) -> None:
         unreachable = Agent.filter(
@@ -237,11 +280,13 @@ class PresenceSweeper:
 
 
 __all__ = [
+    "CONNECTION_CLOSED",
     "MISSED_HEARTBEATS_FOR_OFFLINE",
     "UNREACHABLE",
     "PresenceSweeper",
     "SweepReport",
     "announce_connection",
+    "connection_closed",
     "connection_lost",
     "iso",
     "record_heartbeat",

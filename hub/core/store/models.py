@@ -164,6 +164,9 @@ class Agent(Model):
     status = fields.CharEnumField(AgentStatus, max_length=20, default=AgentStatus.PENDING)
     credential_hash = fields.CharField(max_length=64, unique=True, null=True)
     last_heartbeat_at = fields.DatetimeField(null=True)
+    # The session holding the agent's one connection: its latest ``agent.connected``. A
+    # socket that closes marks the agent offline only while it is still this one.
+    session_id = fields.CharField(max_length=40, null=True)
     created_at = fields.DatetimeField(auto_now_add=True)
     confirmed_at = fields.DatetimeField(null=True)
     revoked_at = fields.DatetimeField(null=True)
@@ -339,6 +342,9 @@ class Interaction(Model):
     # cancelled): ``{"reason", "note"}``, the reason one of the protocol's, the note its text.
     withdrawal: dict[str, Any] | None = fields.JSONField(null=True)
     withdrawn_at = fields.DatetimeField(null=True)
+    # When the answer went out on the agent's connection (``interaction.delivered``); None
+    # while it waits for the agent, and for agents the hub does not reach over LAP.
+    delivered_at = fields.DatetimeField(null=True)
 
     class Meta:
         table = "interaction"

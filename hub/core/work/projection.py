@@ -500,6 +500,18 @@ async def _task_goes_on(interaction: Interaction, event: Event, connection: Conn
             await _save_moved(task, event, connection)
 
 
+@handlers.on("interaction.delivered")
+async def _interaction_delivered(event: Event, connection: Connection) -> None:
+    # The answer went out to the agent (hub.core.work.deliveries); the first time stands.
+    if event.actor != "system":
+        raise Forbidden("Only the hub records a delivery.", code="not_allowed")
+    interaction = await _locked_card(event, connection)
+    _about(event, interaction.task_id)
+    if interaction.delivered_at is None:
+        interaction.delivered_at = event.recorded_at
+        await interaction.save(using_db=connection, update_fields=["delivered_at"])
+
+
 def _refuse_expiry_if_votes_decided(interaction: Interaction) -> None:
     """The votes a quorum card holds outrank its expiry. The clock reads a card, then a
     deciding vote may commit before the clock's expiry step does: that step was planned

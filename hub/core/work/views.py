@@ -111,6 +111,9 @@ def interaction_view(
         "respondedByName": responder_name,
         "via": interaction.responded_via,
         "respondedAt": iso(interaction.responded_at),
+        # When the answer went out on the agent's connection (hub.core.work.deliveries);
+        # None while it waits for an agent that is away.
+        "deliveredAt": iso(interaction.delivered_at),
         "expiresAt": iso(interaction.expires_at),
         "createdAt": iso(interaction.created_at),
         # The approval policy that applies (approvers as user ids) and the votes so far.

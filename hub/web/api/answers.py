@@ -54,6 +54,8 @@ class InteractionAnswer(ApiModel):
     responded_by_name: str | None
     via: str | None
     responded_at: Time | None
+    # When the answer went out on the agent's connection; null while it waits for the agent.
+    delivered_at: Time | None = None
     expires_at: Time | None
     created_at: Time | None
 

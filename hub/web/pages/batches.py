@@ -121,9 +121,12 @@ async def _ask_to_confirm(
 
 
 async def _tell_outcomes(outcomes: list[dict[str, Any]], views: dict[str, CardView]) -> None:
-    decided = sum(1 for item in outcomes if item["outcome"] == Outcome.DECIDED)
-    if decided:
-        await flash(_("%(count)s answers were sent to the agent.", count=decided))
+    decided = [item for item in outcomes if item["outcome"] == Outcome.DECIDED]
+    away = any(views[i["interactionId"]].agent_away for i in decided if i["interactionId"] in views)
+    if decided and away:  # stored, and sent the moment the agent connects again
+        await flash(_("%(count)s answers are queued until the agent returns.", count=len(decided)))
+    elif decided:
+        await flash(_("%(count)s answers were sent to the agent.", count=len(decided)))
     for item in outcomes:
         if item["outcome"] == Outcome.DECIDED:
             continue

@@ -64,6 +64,7 @@ class CardView:
     policy: PolicyStatus | None = None
     people: dict[str, str] = field(default_factory=dict)  # user id → display name
     viewer_id: str | None = None  # the person looking at the card
+    agent_away: bool = False  # the agent that asked is offline: an answer waits for it
 
     def names(self, user_ids: Iterable[str]) -> str:
         return Names(people=self.people).people_list(user_ids)
@@ -219,6 +220,16 @@ class CardView:
         return str(comment) if comment else None
 
     @property
+    def delivered_at(self) -> Any:
+        """When the answer went out on the agent's connection; None until then."""
+        return self.interaction.delivered_at
+
+    @property
+    def waiting_for_agent(self) -> bool:
+        """Decided, not delivered, and the agent is away: the answer waits for it."""
+        return self.status == "resolved" and self.delivered_at is None and self.agent_away
+
+    @property
     def withdrawal_reason(self) -> str | None:
         """Why the agent took the card back; None unless it did (a card cancelled because
         its task ended has none)."""
@@ -249,6 +260,7 @@ def card_view(
     task: dict[str, Any] | None = None,
     people: dict[str, str] | None = None,
     viewer_id: str | None = None,
+    agent_away: bool = False,
 ) -> CardView:
     raw = dict(interaction.payload or {})
     try:
@@ -271,6 +283,7 @@ def card_view(
         policy=policy_status(interaction) if card is not None else None,
         people=people or {},
         viewer_id=viewer_id,
+        agent_away=agent_away,
     )
 
 

@@ -15,7 +15,7 @@ from quart import Blueprint, flash, redirect, render_template, request, url_for
 from hub.channels.action_view import FIELD_PREFIX, ActionField, edits_from_form
 from hub.core.approvals.policies import policy_status
 from hub.core.errors import AlreadyDecided, Conflict, Forbidden, Gone, InvalidInput
-from hub.core.store.models import Interaction, Task
+from hub.core.store.models import Agent, AgentStatus, Interaction, Task
 from hub.core.work.interactions import get_interaction, respond_to_interaction
 from hub.web.pages.cards import CardView, card_view, response_from_form
 from hub.web.pages.error_messages import for_person
@@ -35,6 +35,14 @@ async def card_views(workspace_id: str, interactions: Iterable[Interaction]) -> 
     named = [f"user:{u}" for s in statuses if s for u in s.people]  # approvers and voters
     names = await workspace_names(
         workspace_id, [*(i.responded_by for i in interactions if i.responded_by), *named]
+    )
+    asking = {i.agent_id for i in interactions if i.agent_id}
+    away = set(
+        await Agent.filter(
+            workspace_id=workspace_id, id__in=asking, status=AgentStatus.OFFLINE
+        ).values_list("id", flat=True)
+        if asking
+        else []
     )
     task_ids = [i.task_id for i in interactions if i.task_id]
     tasks = (
@@ -56,6 +64,7 @@ async def card_views(workspace_id: str, interactions: Iterable[Interaction]) -> 
             ),
             people=dict(names.people),
             viewer_id=viewer.id if viewer else None,
+            agent_away=interaction.agent_id in away,
         )
         for interaction in interactions
     ]
@@ -129,7 +138,10 @@ async def respond(workspace_id: str, interaction_id: str) -> Any:
             )
         )
         return redirect(next_url)
-    await flash(_("Your answer was sent to the agent."))
+    if view.agent_away:  # stored, and sent the moment the agent connects again
+        await flash(_("Your answer is queued until the agent returns."))
+    else:
+        await flash(_("Your answer was sent to the agent."))
     return redirect(next_url)
 
 

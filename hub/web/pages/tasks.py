@@ -13,7 +13,7 @@ from quart import Blueprint, Response, flash, redirect, render_template, request
 
 from hub.core.agents.registry import list_agents, public_status
 from hub.core.errors import HubError, NotFound
-from hub.core.store.models import Agent, Artifact
+from hub.core.store.models import Agent, AgentStatus, Artifact
 from hub.core.task_states import TERMINAL_STATUSES
 from hub.core.work.batch_answers import batchable
 from hub.core.work.conversations import MAX_TITLE_LENGTH
@@ -121,6 +121,7 @@ async def _render_index(
         views=VIEWS,
         tasks=await task_tree(frame.workspace.id, tasks),
         names=agent_names(agents),
+        statuses={a.id: AgentStatus(a.status).value for a in agents},  # "offline": lost
         selected=selected,
         new_task=new_task_form(agents, typed or {"targetAgentId": request.args.get("agent", "")}),
         error=error,

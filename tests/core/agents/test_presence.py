@@ -1,4 +1,5 @@
-"""Presence: heartbeats, offline after two missed, running tasks failed after the grace period.
+"""Presence: heartbeats, offline after two missed or at once when the connection's socket
+closes, running tasks failed after the grace period.
 
 The sweeper is driven with an explicit ``now`` so that no test waits for the clock, except
 the one that proves the background loop runs at all.
@@ -11,7 +12,13 @@ from datetime import timedelta
 
 import pytest
 
-from hub.core.agents.presence import PresenceSweeper, connection_lost, record_heartbeat
+from hub.core.agents.presence import (
+    PresenceSweeper,
+    announce_connection,
+    connection_closed,
+    connection_lost,
+    record_heartbeat,
+)
 from hub.core.agents.registry import agent_view, confirm_agent, revoke_agent
 from hub.core.errors import Conflict, Unauthorized
 from hub.core.ids import new_id
@@ -203,3 +210,82 @@ async def test_the_background_sweeper_runs_until_stopped(workspace: Workspace) -
     finally:
         await background.stop()
     assert not background.running
+
+
+async def test_a_closed_connection_marks_the_agent_offline_at_once_and_once(
+    workspace: Workspace,
+) -> None:
+    agent = await online_agent(workspace)
+    await announce_connection(agent, "ses_1")
+    assert await connection_closed(agent, "ses_1") is True
+    offline = await Agent.get(id=agent.id)
+    assert offline.status == AgentStatus.OFFLINE and connection_lost(offline) is not None
+    event = (await events_after(workspace.id, 0))[-1]
+    assert (event.type, event.actor) == ("agent.offline", "system")
+    assert event.payload["reason"] == "connection_closed"
+    assert event.payload["sessionId"] == "ses_1"
+    assert event.payload["lastHeartbeatAt"] == connection_lost(offline)["lastHeartbeatAt"]  # type: ignore[index]
+    # The same silence judged again, by the socket or a sweeper, adds nothing.
+    assert await connection_closed(agent, "ses_1") is False
+    assert agent.last_heartbeat_at is not None
+    late = await sweeper().sweep(now=agent.last_heartbeat_at + timedelta(seconds=3 * INTERVAL))
+    assert late.offline == []
+    assert (await types_of(workspace)).count("agent.offline") == 1
+    # A clean reconnect (its hello, then its announcement): online again, as before.
+    assert await record_heartbeat(agent) is True
+    await announce_connection(agent, "ses_2")
+    assert (await Agent.get(id=agent.id)).status == AgentStatus.ONLINE
+    assert (await types_of(workspace))[-2:] == ["agent.online", "agent.connected"]
+
+
+async def test_a_replaced_socket_that_closes_leaves_the_agent_online(
+    workspace: Workspace,
+) -> None:
+    agent = await online_agent(workspace)
+    await announce_connection(agent, "ses_old")
+    await announce_connection(agent, "ses_new")  # another socket (or process) took over
+    assert await connection_closed(agent, "ses_old") is False
+    assert (await Agent.get(id=agent.id)).status == AgentStatus.ONLINE
+    # Decided under the workspace's lock too: an old socket that read its row before the
+    # new one announced itself is refused when its event is applied.
+    current = await Agent.get(id=agent.id)
+    assert current.last_heartbeat_at is not None
+    with pytest.raises(Conflict) as refused:
+        await append_event(
+            workspace.id,
+            "agent.offline",
+            {
+                "agentId": agent.id,
+                "lastHeartbeatAt": current.last_heartbeat_at.isoformat(),
+                "reason": "connection_closed",
+                "sessionId": "ses_old",
+            },
+            actor="system",
+        )
+    assert refused.value.code == "connected_again"
+    assert "agent.offline" not in await types_of(workspace)
+
+
+async def test_the_sweeper_first_leaves_nothing_for_the_closed_socket(
+    workspace: Workspace,
+) -> None:
+    agent = await online_agent(workspace)
+    await announce_connection(agent, "ses_1")
+    assert agent.last_heartbeat_at is not None
+    await sweeper().sweep(now=agent.last_heartbeat_at + timedelta(seconds=3 * INTERVAL))
+    assert await connection_closed(agent, "ses_1") is False
+    assert (await types_of(workspace)).count("agent.offline") == 1
+
+
+async def test_a_reconnect_after_the_old_socket_marked_it_offline_brings_it_back(
+    workspace: Workspace,
+) -> None:
+    """The old socket closes between the new one's hello (the agent was online: no event)
+    and its announcement: the announcement brings the agent online again."""
+    agent = await online_agent(workspace)
+    await announce_connection(agent, "ses_old")
+    assert await record_heartbeat(agent) is False  # the new socket's hello
+    assert await connection_closed(agent, "ses_old") is True
+    await announce_connection(agent, "ses_new")
+    assert (await Agent.get(id=agent.id)).status == AgentStatus.ONLINE
+    assert (await types_of(workspace))[-3:] == ["agent.offline", "agent.connected", "agent.online"]
