@@ -66,6 +66,7 @@ MESSAGES: dict[str, tuple[str, str | None]] = {
     ),
     "not_found": (N_("This does not exist."), _NOT_FOUND),
     "conflict": (N_("This changed in the meantime."), _RELOAD),
+    "not_allowed": (N_("Only the hub may do this."), _RELOAD),
     "illegal_transition": (
         N_("The task cannot move to that state from the one it is in."),
         N_("Reload the task to see its state now."),
@@ -162,6 +163,7 @@ MESSAGES: dict[str, tuple[str, str | None]] = {
     ),
     "agent_came_back": (N_("The agent is connected again."), _RELOAD),
     "already_online": (N_("The agent is online already."), _RELOAD),
+    "connected_again": (N_("The agent connected again meanwhile."), _RELOAD),
     "already_revoked": (N_("The agent is revoked already."), _RELOAD),
     "not_online": (N_("The agent is not online."), _RELOAD),
     "invalid_agent_name": (

@@ -82,6 +82,7 @@ _KINDS = {
     "interaction.escalated": "card",
     "interaction.resolved": "answer",
     "interaction.voted": "answer",
+    "interaction.delivered": "answer",
     "interaction.expired": "failed",
 }
 
@@ -225,6 +226,10 @@ def _withdrawn(who: str, p: Mapping[str, Any], c: Context) -> str:
     return _("%(who)s withdrew “%(title)s”", who=who, title=title)
 
 
+def _delivered(who: str, p: Mapping[str, Any], c: Context) -> str:
+    return _("The answer to “%(title)s” reached the agent", title=_card_title(p, c))
+
+
 def _reminded(who: str, p: Mapping[str, Any], c: Context) -> str:
     title = _card_title(p, c)
     to = [str(u) for u in p.get("to") or []]
@@ -290,6 +295,7 @@ _SENTENCES: dict[str, Writer] = {
     "interaction.voted": _voted,
     "interaction.expired": _expired,
     "interaction.withdrawn": _withdrawn,
+    "interaction.delivered": _delivered,
     "interaction.reminded": _reminded,
     "interaction.escalated": _escalated,
     "agent.paired": _paired,

@@ -207,6 +207,12 @@ CASES: list[tuple[str, str, dict[str, Any], str]] = [
         "Builder withdrew “Deploy”",
     ),
     (
+        "interaction.delivered",
+        "system",
+        {"interactionId": CARD, "sequence": 12},
+        "The answer to “Deploy” reached the agent",
+    ),
+    (
         "interaction.reminded",
         POLICY_ACTOR,
         {"interactionId": CARD, "to": [ADA, BO]},
