@@ -75,13 +75,8 @@ def local_time(value: datetime | str | None, style: str = "medium") -> str:
     """A moment in the person's time zone and language; empty for ``None``."""
     if value is None or value == "":
         return ""
-    if isinstance(value, str):
-        value = datetime.fromisoformat(value.replace("Z", "+00:00"))
-    if value.tzinfo is None:
-        value = value.replace(tzinfo=UTC)
-    zone = ZoneInfo(getattr(g, "time_zone", None) or "UTC")
-    locale = Locale.parse(getattr(g, "language", None) or DEFAULT_LANGUAGE)
-    return format_datetime(value, format=style, tzinfo=zone, locale=locale)
+    moment, locale = _local(value)
+    return format_datetime(moment, format=style, tzinfo=moment.tzinfo, locale=locale)
 
 
 def relative_time(value: datetime | str | None, now: datetime | None = None) -> str:
@@ -89,16 +84,13 @@ def relative_time(value: datetime | str | None, now: datetime | None = None) -> 
     hours" (the scripts keep it current from the element's ``datetime``)."""
     if value is None or value == "":
         return ""
-    if isinstance(value, str):
-        value = datetime.fromisoformat(value.replace("Z", "+00:00"))
-    if value.tzinfo is None:
-        value = value.replace(tzinfo=UTC)
-    locale = Locale.parse(getattr(g, "language", None) or DEFAULT_LANGUAGE)
-    delta = value - (now or datetime.now(UTC))
+    moment, locale = _local(value)
+    delta = moment - (now or datetime.now(UTC))
     return format_timedelta(delta, add_direction=True, threshold=1.5, locale=locale)
 
 
 def _local(value: datetime | str) -> tuple[datetime, Locale]:
+    """A stored moment (aware, naive UTC, or ISO text) in the person's zone and locale."""
     if isinstance(value, str):
         value = datetime.fromisoformat(value.replace("Z", "+00:00"))
     if value.tzinfo is None:
