@@ -210,6 +210,14 @@
           const again = replacement.querySelector(`#${CSS.escape(open.id)}`);
           if (again) again.open = true;
         });
+        // So does a drawer the person opened (the detail pane, the folded sidebar).
+        current.querySelectorAll(".open[id]").forEach((open) => {
+          const again = replacement.querySelector(`#${CSS.escape(open.id)}`);
+          if (again) again.classList.add("open");
+          replacement
+            .querySelectorAll(`[data-toggle="${CSS.escape(open.id)}"]`)
+            .forEach((b) => b.setAttribute("aria-expanded", "true"));
+        });
         current.replaceWith(replacement);
         focus();
         LineUp.enhance(replacement);

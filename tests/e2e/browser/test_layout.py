@@ -4,8 +4,10 @@ the inbox count and the agents' online indicator."""
 
 from __future__ import annotations
 
+import pytest
 from playwright.async_api import Page
 
+from hub.core.log.events import append_event
 from tests.e2e.browser.conftest import Person
 from tests.web.pages.world import build_world
 
@@ -71,4 +73,28 @@ async def test_three_columns_drawer_and_folded_sidebar(sign_up, orm) -> None:  #
     assert await page.locator("#sidebar a", has_text="Tasks").is_visible()
     # Nothing spills sideways on a phone.
     assert await page.evaluate("() => document.documentElement.scrollWidth <= innerWidth + 1")
+    await ada.context.close()
+
+
+@pytest.mark.same_on_every_database
+async def test_an_open_drawer_stays_open_through_a_live_redraw_of_the_page(sign_up, orm) -> None:  # type: ignore[no-untyped-def]
+    ada: Person = await sign_up("Ada")
+    world = await build_world(ada.workspace_id, ada.user_id, kinds=())
+    page = ada.page
+    await page.set_viewport_size({"width": 800, "height": 900})
+    await page.goto(ada.url(f"/tasks?task={world.task_id}"))
+    await page.wait_for_function("() => document.body.dataset.live === 'live'")
+    await page.locator(".drawer-toggle").click()
+    await page.wait_for_function(OPEN)
+    # The only agent goes away: the page gains a region ("no agent is online"), so the
+    # whole layout is redrawn from the server.
+    await append_event(
+        ada.workspace_id,
+        "agent.offline",
+        {"agentId": world.agent.id, "name": world.agent.name, "missedHeartbeats": 2},
+        actor="system",
+    )
+    await page.locator("[data-no-agent-online]").wait_for(state="attached")
+    assert await page.evaluate(OPEN)
+    assert await page.locator(".drawer-toggle").get_attribute("aria-expanded") == "true"
     await ada.context.close()
