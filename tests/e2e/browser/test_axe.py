@@ -2,7 +2,7 @@
 
 axe-core comes from npm at the version ``scripts/install-axe-core`` pins (``make test``
 installs it into ``.cache/axe-core``). Each page of a workspace with something in it is
-checked at 1280 and 390 px, in the light and the dark colour scheme, signed in and (login,
+checked at 1280, 800 and 390 px, in the light and the dark colour scheme, signed in and (login,
 signup) signed out.
 """
 
@@ -22,7 +22,7 @@ from tests.web.pages.world import build_world
 
 REPO = Path(__file__).resolve().parents[3]
 INSTALL = REPO / "scripts" / "install-axe-core"
-WIDTHS = (1280, 390)
+WIDTHS = (1280, 800, 390)
 SCHEMES = ("light", "dark")
 BLOCKING = ("serious", "critical")
 

@@ -1,4 +1,4 @@
-"""Tasks and conversations in a browser, at 1280 and 390 px: child tasks under their parent,
+"""Tasks and conversations in a browser, at 1280, 800 and 390 px: child tasks under their parent,
 a conversation opened at its newest message under a compact composer that follows streamed
 text, and a task started from the connect wizard and the tasks page reaching a real agent."""
 
@@ -20,7 +20,11 @@ from tests.web.pages.world import build_world
 
 pytestmark = [pytest.mark.same_on_every_database, pytest.mark.timeout(120)]
 
-SIZES = ({"width": 1280, "height": 900}, {"width": 390, "height": 844})
+SIZES = (
+    {"width": 1280, "height": 900},
+    {"width": 800, "height": 900},
+    {"width": 390, "height": 844},
+)
 COMPOSER_SHARE = 0.15  # the issue's bound: the composer covers at most this of the window
 AT_BOTTOM = "() => LineUp.thread.atBottom()"
 
