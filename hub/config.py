@@ -73,7 +73,10 @@ class Settings(BaseSettings):
         "sets them, 1; never more than the proxies you run, or a client can pick its address.",
     )
     heartbeat_interval_s: float = Field(
-        25.0, gt=0, description="How often agents send a heartbeat; two missed mean offline."
+        25.0,
+        gt=0,
+        description="How often agents send a heartbeat; two missed mean offline "
+        "(a closed socket means offline at once).",
     )
     agent_grace_period_s: float = Field(
         900.0,
