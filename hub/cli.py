@@ -18,6 +18,7 @@ from typing import Any
 
 from hub.config import Settings, load_settings, settings_table
 from hub.core.errors import HubError
+from hub.log_format import configure_logging
 
 Command = Callable[[argparse.Namespace, Settings], Awaitable[int]]
 _COMMANDS: dict[str, Command] = {}
@@ -202,9 +203,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         # Agent-side commands run on an agent's machine: nothing of the hub's to set up there.
         hub_side = args.command not in _AGENT_SIDE
         settings = load_settings(hub_side=hub_side, **overrides)
-        logging.basicConfig(
-            level=settings.log_level, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
-        )
+        configure_logging(settings.log_level, settings.log_format)
         return asyncio.run(_COMMANDS[args.command](args, settings))
     except HubError as error:
         print(f"error [{error.code}]: {error.message}\n  next: {error.hint}", file=sys.stderr)
