@@ -87,21 +87,22 @@ CLIENTS_CONNECTED.set_function(
 CARDS_PENDING = Gauge(
     "lineup_cards_pending", "Interaction cards waiting for a person.", registry=REGISTRY
 )
-OUTBOX_PENDING = Gauge(
-    "lineup_outbox_pending",
-    "Notifications waiting to be delivered, by channel.",
+OUTBOX_NOTIFICATIONS = Gauge(
+    "lineup_outbox_notifications",
+    "Notifications in the outbox by channel and status: `pending` is the backlog, "
+    "`failed` the ones that failed for good, `sent` and `skipped` the ones done.",
+    ["channel", "status"],
+    registry=REGISTRY,
+)
+OUTBOX_RETRYING = Gauge(
+    "lineup_outbox_retrying",
+    "Pending notifications whose delivery failed at least once and will be tried again.",
     ["channel"],
     registry=REGISTRY,
 )
 OUTBOX_OLDEST_AGE = Gauge(
     "lineup_outbox_oldest_pending_age_seconds",
     "Age of the oldest notification still waiting, by channel.",
-    ["channel"],
-    registry=REGISTRY,
-)
-OUTBOX_FAILED = Gauge(
-    "lineup_outbox_failed",
-    "Notifications that failed for good (retrying could not help), by channel.",
     ["channel"],
     registry=REGISTRY,
 )
@@ -150,30 +151,30 @@ DEFAULT_BUS.add_listener(_count_event)
 async def refresh() -> None:
     """Read what the database and the pool hold into the gauges, just before a scrape."""
     CARDS_PENDING.set(await Interaction.filter(status=InteractionStatus.PENDING).count())
-    now = utcnow()
-    pending = await _by_channel(NotificationStatus.PENDING, oldest=True)
-    failed = await _by_channel(NotificationStatus.FAILED)
-    # A channel whose backlog emptied reads 0 rather than keeping its last value.
-    for gauge in (OUTBOX_PENDING, OUTBOX_OLDEST_AGE, OUTBOX_FAILED):
-        gauge.clear()
-    for channel, (count, oldest) in pending.items():
-        OUTBOX_PENDING.labels(channel=channel).set(count)
-        OUTBOX_OLDEST_AGE.labels(channel=channel).set(_age(now, oldest))
-    for channel, (count, _) in failed.items():
-        OUTBOX_FAILED.labels(channel=channel).set(count)
-    _read_pool()
-
-
-async def _by_channel(
-    status: NotificationStatus, *, oldest: bool = False
-) -> dict[str, tuple[int, datetime | None]]:
-    query = Notification.filter(status=status).annotate(count=Count("id"))
-    if oldest:
-        query = query.annotate(oldest=Min("created_at"))
-    rows: list[dict[str, Any]] = await query.group_by("surface").values(
-        "surface", "count", *(["oldest"] if oldest else [])
+    rows: list[dict[str, Any]] = (
+        await Notification.all()
+        .annotate(count=Count("id"), oldest=Min("created_at"))
+        .group_by("surface", "status")
+        .values("surface", "status", "count", "oldest")
     )
-    return {row["surface"]: (int(row["count"]), row.get("oldest")) for row in rows}
+    retrying: list[dict[str, Any]] = (
+        await Notification.filter(status=NotificationStatus.PENDING, attempts__gt=0)
+        .annotate(count=Count("id"))
+        .group_by("surface")
+        .values("surface", "count")
+    )
+    now = utcnow()
+    # A channel whose backlog emptied reads 0 rather than keeping its last value.
+    for gauge in (OUTBOX_NOTIFICATIONS, OUTBOX_RETRYING, OUTBOX_OLDEST_AGE):
+        gauge.clear()
+    for row in rows:
+        channel, status = row["surface"], str(row["status"])
+        OUTBOX_NOTIFICATIONS.labels(channel, status).set(int(row["count"]))
+        if status == NotificationStatus.PENDING:
+            OUTBOX_OLDEST_AGE.labels(channel).set(_age(now, row["oldest"]))
+    for row in retrying:
+        OUTBOX_RETRYING.labels(row["surface"]).set(int(row["count"]))
+    _read_pool()
 
 
 def _age(now: datetime, then: datetime | str | None) -> float:
