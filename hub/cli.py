@@ -56,6 +56,21 @@ def build_parser() -> argparse.ArgumentParser:
         "so agents and browsers resync instead of skipping events",
     ).set_defaults(command="restored")
 
+    backup = sub.add_parser(
+        "backup",
+        help="write the database, the secret key and the VAPID keys into one file, while "
+        "the hub serves (example: lineup backup /backups/hub-$(date +%%F).tar.gz)",
+    )
+    backup.add_argument("file", help="the archive to write (mode 0600: it holds keys)")
+    backup.set_defaults(command="backup")
+    restore = sub.add_parser(
+        "restore",
+        help="with the hub stopped, put a backup of this hub version back and start a new "
+        "log epoch, so agents and browsers resync (example: lineup restore hub.tar.gz)",
+    )
+    restore.add_argument("file", help="an archive `lineup backup` wrote")
+    restore.set_defaults(command="restore")
+
     user = sub.add_parser("user", help="manage people").add_subparsers(dest="action", required=True)
     create_user = user.add_parser("create", help="create a person and a personal workspace")
     create_user.add_argument("email")
@@ -239,6 +254,31 @@ async def _restored(args: argparse.Namespace, settings: Settings) -> int:
     async with database(settings.resolved_database_url):
         count = await start_new_epochs()
     print(f"new log epoch for {count} workspace(s): connected clients will resync")
+    return 0
+
+
+@command("backup")
+async def _backup(args: argparse.Namespace, settings: Settings) -> int:
+    from pathlib import Path
+
+    from hub.host.backups import backup
+
+    manifest = await backup(settings, Path(args.file))
+    print(f"backup of LineUp Hub {manifest.hub_version} ({manifest.migration}) in {args.file}")
+    return 0
+
+
+@command("restore")
+async def _restore(args: argparse.Namespace, settings: Settings) -> int:
+    from pathlib import Path
+
+    from hub.host.backups import restore
+
+    manifest, epochs = await restore(settings, Path(args.file))
+    print(
+        f"restored the backup of LineUp Hub {manifest.hub_version}; new log epoch for "
+        f"{epochs} workspace(s): agents and browsers will resync"
+    )
     return 0
 
 
