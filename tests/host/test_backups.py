@@ -10,6 +10,8 @@ import sys
 import tarfile
 from pathlib import Path
 
+import pytest
+
 from hub.core.store.models import Task, Workspace
 from hub.host.backups import MANIFEST, code_migration, hub_version
 from hub.testing import HubProcess, eventually
@@ -60,6 +62,7 @@ async def test_a_backup_restored_brings_the_hub_back_and_agents_resync(
         assert vapid.read_text() == push_keys
 
 
+@pytest.mark.same_on_every_database
 async def test_a_backup_of_another_version_is_refused(db: str, tmp_path: Path) -> None:
     archive = tmp_path / "hub.tar.gz"
     async with live_hub(db, tmp_path / "hub") as hub:

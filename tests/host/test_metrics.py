@@ -106,6 +106,7 @@ async def test_every_series_moves_with_requests_agents_cards_and_deliveries(
     assert value(outbox, "lineup_outbox_notifications", channel="email", status="pending") == 0
 
 
+@pytest.mark.same_on_every_database
 async def test_metrics_need_the_bearer_token_when_one_is_set(hub: LiveHub) -> None:
     async with httpx.AsyncClient(base_url=hub.url, timeout=10) as client:
         assert (await client.get("/metrics")).status_code == 401
@@ -114,6 +115,7 @@ async def test_metrics_need_the_bearer_token_when_one_is_set(hub: LiveHub) -> No
     assert await scrape(hub)
 
 
+@pytest.mark.same_on_every_database
 async def test_json_log_lines_carry_the_request_id_the_response_echoes(hub: LiveHub) -> None:
     mine = await hub.http.get(
         f"/api/v1/workspaces/{hub.workspace_id}/tasks?token=kept-out-of-the-log",
