@@ -148,8 +148,30 @@ async def _observe_decision(interaction_id: str) -> None:
 DEFAULT_BUS.add_listener(_count_event)
 
 
+DATABASE_READ = Gauge(
+    "lineup_metrics_database_read",
+    "1 when the last scrape could read the database's series, 0 when it could not (their "
+    "values are then the last ones read).",
+    registry=REGISTRY,
+)
+
+
 async def refresh() -> None:
-    """Read what the database and the pool hold into the gauges, just before a scrape."""
+    """Read what the database and the pool hold into the gauges, just before a scrape.
+
+    A database that does not answer must not cost the scrape: the process's own series
+    are the ones that tell an operator what is wrong then."""
+    try:
+        await _read_database()
+    except Exception as error:
+        logger.warning("metrics: the database did not answer: %s", error.__class__.__name__)
+        DATABASE_READ.set(0)
+    else:
+        DATABASE_READ.set(1)
+
+
+async def _read_database() -> None:
+    _read_pool()
     CARDS_PENDING.set(await Interaction.filter(status=InteractionStatus.PENDING).count())
     rows: list[dict[str, Any]] = (
         await Notification.all()
@@ -174,7 +196,6 @@ async def refresh() -> None:
             OUTBOX_OLDEST_AGE.labels(channel).set(_age(now, row["oldest"]))
     for row in retrying:
         OUTBOX_RETRYING.labels(row["surface"]).set(int(row["count"]))
-    _read_pool()
 
 
 def _age(now: datetime, then: datetime | str | None) -> float:

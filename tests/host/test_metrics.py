@@ -68,6 +68,7 @@ async def test_every_series_moves_with_requests_agents_cards_and_deliveries(
     )
     assert not any(hub.workspace_id in str(key) for key in after_request)  # rules, not paths
     assert value(after_request, "lineup_database_pool_size") >= 1
+    assert value(after_request, "lineup_metrics_database_read") == 1
 
     async with hub.agent(tmp_path / "agent", "Demo") as agent:
         demo.install(agent, pause_s=0, say=lambda line: None)
