@@ -18,6 +18,7 @@ from typing import Any
 
 from hub.config import Settings, load_settings, settings_table
 from hub.core.errors import HubError
+from hub.log_format import configure_logging
 
 Command = Callable[[argparse.Namespace, Settings], Awaitable[int]]
 _COMMANDS: dict[str, Command] = {}
@@ -54,6 +55,21 @@ def build_parser() -> argparse.ArgumentParser:
         help="after restoring a database backup: start a new epoch of every workspace's log, "
         "so agents and browsers resync instead of skipping events",
     ).set_defaults(command="restored")
+
+    backup_words = (
+        "write the database, the secret key and the VAPID keys into one file, while "
+        "the hub serves (example: lineup backup /backups/hub-$(date +%%F).tar.gz)"
+    )
+    backup = sub.add_parser("backup", help=backup_words, description=backup_words)
+    backup.add_argument("file", help="the archive to write (mode 0600: it holds keys)")
+    backup.set_defaults(command="backup")
+    restore_words = (
+        "with the hub stopped, put a backup of this hub version back and start a new "
+        "log epoch, so agents and browsers resync (example: lineup restore hub.tar.gz)"
+    )
+    restore = sub.add_parser("restore", help=restore_words, description=restore_words)
+    restore.add_argument("file", help="an archive `lineup backup` wrote")
+    restore.set_defaults(command="restore")
 
     user = sub.add_parser("user", help="manage people").add_subparsers(dest="action", required=True)
     create_user = user.add_parser("create", help="create a person and a personal workspace")
@@ -202,9 +218,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         # Agent-side commands run on an agent's machine: nothing of the hub's to set up there.
         hub_side = args.command not in _AGENT_SIDE
         settings = load_settings(hub_side=hub_side, **overrides)
-        logging.basicConfig(
-            level=settings.log_level, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
-        )
+        configure_logging(settings.log_level, settings.log_format)
         return asyncio.run(_COMMANDS[args.command](args, settings))
     except HubError as error:
         print(f"error [{error.code}]: {error.message}\n  next: {error.hint}", file=sys.stderr)
@@ -240,6 +254,31 @@ async def _restored(args: argparse.Namespace, settings: Settings) -> int:
     async with database(settings.resolved_database_url):
         count = await start_new_epochs()
     print(f"new log epoch for {count} workspace(s): connected clients will resync")
+    return 0
+
+
+@command("backup")
+async def _backup(args: argparse.Namespace, settings: Settings) -> int:
+    from pathlib import Path
+
+    from hub.host.backups import backup
+
+    manifest = await backup(settings, Path(args.file))
+    print(f"backup of LineUp Hub {manifest.hub_version} ({manifest.migration}) in {args.file}")
+    return 0
+
+
+@command("restore")
+async def _restore(args: argparse.Namespace, settings: Settings) -> int:
+    from pathlib import Path
+
+    from hub.host.backups import restore
+
+    manifest, epochs = await restore(settings, Path(args.file))
+    print(
+        f"restored the backup of LineUp Hub {manifest.hub_version}; new log epoch for "
+        f"{epochs} workspace(s): agents and browsers will resync"
+    )
     return 0
 
 
