@@ -63,6 +63,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     create_user.add_argument("--display-name")
     create_user.set_defaults(command="user create")
+    _user_operator_commands(user)
 
     token = sub.add_parser("token", help="personal API tokens").add_subparsers(
         dest="action", required=True
@@ -167,6 +168,39 @@ def build_parser() -> argparse.ArgumentParser:
                 )
             one.set_defaults(command=verb)
     return parser
+
+
+def _user_operator_commands(user: Any) -> None:
+    """``lineup user list | set-password | disable | enable``: the operator's hand on
+    accounts, working on the configured database whether or not the hub is running."""
+    user.add_parser(
+        "list",
+        help="print every account as JSON lines (admin, disabled or not)",
+        description="Print every account of the hub as JSON lines. Example: lineup user list",
+    ).set_defaults(command="user list")
+    set_password = user.add_parser(
+        "set-password",
+        help="give a person a temporary password read from standard input; ends their sessions",
+        description="Give a person a new password, read from standard input, and sign them "
+        "out everywhere. Example: echo 'temporary-pass' | lineup user set-password ana@example.org",
+    )
+    set_password.add_argument("email")
+    set_password.set_defaults(command="user set-password")
+    for verb, words in (
+        (
+            "disable",
+            "stop a person signing in; ends their sessions, and their API tokens stop working",
+        ),
+        ("enable", "let a disabled person sign in again (their API tokens work again)"),
+    ):
+        one = user.add_parser(
+            verb,
+            help=words,
+            description=f"{words[0].upper()}{words[1:]}. "
+            f"Example: lineup user {verb} ana@example.org",
+        )
+        one.add_argument("email")
+        one.set_defaults(command=f"user {verb}")
 
 
 def _agent_connection_arguments(parser: argparse.ArgumentParser) -> None:
@@ -292,6 +326,43 @@ async def _user_create(args: argparse.Namespace, settings: Settings) -> int:
     async with database(settings.resolved_database_url):
         user, workspace = await create_user(args.email, password, args.display_name)
     _print_json({"userId": user.id, "workspaceId": workspace.id})
+    return 0
+
+
+@command("user list")
+async def _user_list(args: argparse.Namespace, settings: Settings) -> int:
+    from hub.core.people.operator import list_users, user_view
+    from hub.core.store.database import database
+
+    async with database(settings.resolved_database_url):
+        for user in await list_users():
+            _print_json(user_view(user))
+    return 0
+
+
+@command("user set-password")
+async def _user_set_password(args: argparse.Namespace, settings: Settings) -> int:
+    from hub.core.people.accounts import user_by_email
+    from hub.core.people.operator import set_password
+    from hub.core.store.database import database
+
+    password = sys.stdin.readline().rstrip("\n")
+    async with database(settings.resolved_database_url):
+        await set_password(await user_by_email(args.email), password)
+    print(f"new password set for {args.email}; their sessions are ended", file=sys.stderr)
+    return 0
+
+
+@command("user disable")
+@command("user enable")
+async def _user_disable(args: argparse.Namespace, settings: Settings) -> int:
+    from hub.core.people.accounts import user_by_email
+    from hub.core.people.operator import set_disabled, user_view
+    from hub.core.store.database import database
+
+    async with database(settings.resolved_database_url):
+        user = await set_disabled(await user_by_email(args.email), args.action == "disable")
+    _print_json(user_view(user))
     return 0
 
 

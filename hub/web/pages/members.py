@@ -17,10 +17,11 @@ from quart import Blueprint, current_app, flash, redirect, render_template, requ
 
 from hub.config import Settings
 from hub.core.approvals.permissions import ensure_owner
-from hub.core.errors import Forbidden, HubError
+from hub.core.errors import HubError
 from hub.core.people import invitations
 from hub.core.people.accounts import create_user, require_membership
 from hub.core.people.members import change_role, list_members, parse_role, remove_member
+from hub.core.people.signup import Signup
 from hub.core.store.models import Invitation, Role, User, Workspace
 from hub.host.client_address import client_address
 from hub.host.settings import settings_of
@@ -124,14 +125,13 @@ async def join(token: str) -> Any:
     values = {"email": form.get("email", ""), "display_name": form.get("display_name", "")}
     try:
         if user is None:
-            if invitation.email and invitation.email != values["email"].strip().lower():
-                raise Forbidden(
-                    f"This invitation was sent to {invitation.email}.",
-                    code="invitation_for_another",
-                    hint="Sign up with that address, or ask for a new invitation.",
-                )
+            invitations.ensure_addressed_to(invitation, values["email"])
             user, _personal = await create_user(
-                values["email"], form.get("password", ""), values["display_name"] or None
+                values["email"],
+                form.get("password", ""),
+                values["display_name"] or None,
+                signup=Signup(_settings().signup),
+                invited=True,
             )
             await login_user(user)
         await invitations.accept(token, user, address=client_address())
