@@ -2,7 +2,8 @@
 
 Each subcommand is a small function taking parsed arguments; the ones that touch the
 database open it (migrating first) for the duration of the command. Errors a person can
-fix are printed as one line with the diagnostic code and the next step, exit status 2.
+fix are printed as one line with the diagnostic code and the next step; the exit status is
+2, or for ``serve`` failing to start the class of cause (``hub.host.startup_checks``).
 """
 
 from __future__ import annotations
@@ -241,8 +242,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         )
         return asyncio.run(_COMMANDS[args.command](args, settings))
     except HubError as error:
-        print(f"error [{error.code}]: {error.message}\n  next: {error.hint}", file=sys.stderr)
-        return 2
+        # One line, so that it is whole in a service manager's log and easy to grep.
+        print(f"error [{error.code}]: {error.message} next: {error.hint}", file=sys.stderr)
+        return getattr(error, "exit_status", 2)
     except KeyboardInterrupt:
         return 130
 
@@ -285,9 +287,17 @@ async def _serve(args: argparse.Namespace, settings: Settings) -> int:
     from hub.host.app import create_app
     from hub.host.collector_tuning import tune_for_serving
     from hub.host.lifecycle import shutdown_requested
+    from hub.host.startup_checks import listening_socket, prepare_database
     from hub.host.websocket_compression import decline_permessage_deflate
     from hub.host.websocket_limits import limit_websocket_frames
 
+    # Checked before the server starts, so a failure is one line (see startup_checks).
+    listening = listening_socket(settings.host, settings.port)
+    try:
+        await prepare_database(settings.resolved_database_url)
+    except BaseException:
+        listening.close()
+        raise
     app = create_app(settings)
     decline_permessage_deflate()
 
@@ -297,7 +307,7 @@ async def _serve(args: argparse.Namespace, settings: Settings) -> int:
         yield
 
     config = Config()
-    config.bind = [f"{settings.host}:{settings.port}"]
+    config.bind = [f"fd://{listening.detach()}"]  # hypercorn takes the socket over
     config.accesslog = None
     # Hand hypercorn our logger so its lines go through the one configured handler once.
     config.errorlog = logging.getLogger("hypercorn.error")
