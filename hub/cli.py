@@ -14,7 +14,7 @@ import json
 import logging
 import signal
 import sys
-from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Sequence
 from typing import Any
 
 from hub.config import Settings, load_settings, settings_table
@@ -87,7 +87,9 @@ def build_parser() -> argparse.ArgumentParser:
     agent = sub.add_parser("agent", help="run an agent adapter").add_subparsers(
         dest="action", required=True
     )
-    demo = agent.add_parser("demo", help="the simulated agent (spec §12.3)")
+    demo = agent.add_parser(
+        "demo", help="run a simulated agent that works through tasks and asks for approvals"
+    )
     _agent_connection_arguments(demo)
     demo.add_argument(
         "--pause", type=float, default=1.0, help="seconds between simulated steps (default 1)"
@@ -168,22 +170,77 @@ def build_parser() -> argparse.ArgumentParser:
                     "--codex-home", metavar="DIR", help="default $CODEX_HOME, else ~/.codex"
                 )
             one.set_defaults(command=verb)
+    _describe_every_command(parser)
     return parser
+
+
+# One example per command, shown by its --help (``lineup serve --help``).
+_EXAMPLES = {
+    "lineup": "lineup serve",
+    "lineup serve": "LINEUP_DATABASE_URL=postgres://lineup:pw@db/lineup lineup serve --port 8001",
+    "lineup migrate": "lineup migrate",
+    "lineup config": "lineup config",
+    "lineup restored": "lineup restored",
+    "lineup user": "lineup user list",
+    "lineup user create": "lineup user create ana@example.org --password-stdin < password.txt",
+    "lineup user list": "lineup user list",
+    "lineup user set-password": "lineup user set-password ana@example.org < password.txt",
+    "lineup user disable": "lineup user disable ana@example.org",
+    "lineup user enable": "lineup user enable ana@example.org",
+    "lineup token": "lineup token create ana@example.org --name ci",
+    "lineup token create": "lineup token create ana@example.org --name ci",
+    "lineup push": "lineup push rotate-keys",
+    "lineup push rotate-keys": "lineup push rotate-keys",
+    "lineup pair": "lineup pair --workspace ws_01J...",
+    "lineup agent": "lineup agent demo --hub http://127.0.0.1:8000 --pair ABCD-EFGH",
+    "lineup agent demo": "lineup agent demo --hub http://127.0.0.1:8000 --pair ABCD-EFGH",
+    "lineup agent exec": "lineup agent exec --hub http://127.0.0.1:8000 --pair ABCD-EFGH "
+    "-- make deploy",
+    "lineup agents": "lineup agents list --workspace ws_01J...",
+    "lineup agents list": "lineup agents list --workspace ws_01J...",
+    "lineup agents confirm": "lineup agents confirm agt_01J... --workspace ws_01J... "
+    "--name Builder",
+    "lineup agents revoke": "lineup agents revoke agt_01J... --workspace ws_01J...",
+    "lineup mcp": "lineup mcp --hub http://127.0.0.1:8000 --pair ABCD-EFGH",
+    "lineup connect": "lineup connect claude-code --hub http://127.0.0.1:8000 --pair ABCD-EFGH",
+    "lineup connect claude-code": "lineup connect claude-code --hub http://127.0.0.1:8000 "
+    "--pair ABCD-EFGH",
+    "lineup connect codex": "lineup connect codex --hub http://127.0.0.1:8000 --pair ABCD-EFGH",
+    "lineup disconnect": "lineup disconnect claude-code",
+    "lineup disconnect claude-code": "lineup disconnect claude-code --forget",
+    "lineup disconnect codex": "lineup disconnect codex",
+}
+
+
+def _describe_every_command(parser: argparse.ArgumentParser) -> None:
+    """Give every command's --help what it does (its one-line help) and an example."""
+    for one, words in _every_command(parser, parser.description or ""):
+        if one.description is None:
+            one.description = words[:1].upper() + words[1:] + "."
+        one.epilog = f"example:\n  {_EXAMPLES[one.prog]}"
+        one.formatter_class = argparse.RawDescriptionHelpFormatter
+
+
+def _every_command(
+    parser: argparse.ArgumentParser, words: str
+) -> Iterator[tuple[argparse.ArgumentParser, str]]:
+    yield parser, words
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            helps = {choice.dest: choice.help or "" for choice in action._choices_actions}
+            for name, child in action.choices.items():
+                yield from _every_command(child, helps.get(name, ""))
 
 
 def _user_operator_commands(user: Any) -> None:
     """``lineup user list | set-password | disable | enable``: the operator's hand on
     accounts, working on the configured database whether or not the hub is running."""
     user.add_parser(
-        "list",
-        help="print every account as JSON lines (admin, disabled or not)",
-        description="Print every account of the hub as JSON lines. Example: lineup user list",
+        "list", help="print every account as JSON lines (admin, disabled or not)"
     ).set_defaults(command="user list")
     set_password = user.add_parser(
         "set-password",
         help="give a person a temporary password read from standard input; ends their sessions",
-        description="Give a person a new password, read from standard input, and sign them "
-        "out everywhere. Example: echo 'temporary-pass' | lineup user set-password ana@example.org",
     )
     set_password.add_argument("email")
     set_password.set_defaults(command="user set-password")
@@ -194,12 +251,7 @@ def _user_operator_commands(user: Any) -> None:
         ),
         ("enable", "let a disabled person sign in again (their API tokens work again)"),
     ):
-        one = user.add_parser(
-            verb,
-            help=words,
-            description=f"{words[0].upper()}{words[1:]}. "
-            f"Example: lineup user {verb} ana@example.org",
-        )
+        one = user.add_parser(verb, help=words)
         one.add_argument("email")
         one.set_defaults(command=f"user {verb}")
 
