@@ -55,8 +55,8 @@ async def test_sigterm_tells_an_sdk_agent_1012_and_it_comes_back_to_the_successo
 
         await asyncio.to_thread(successor.start)
         async with asyncio.timeout(30):
-            while agent.connects < 2 or not agent.connected:
-                await asyncio.sleep(0.05)
+            await agent.wait_connected()
+        assert agent.connects == 2
     finally:
         await agent.close()
         first.stop()
