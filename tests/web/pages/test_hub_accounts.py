@@ -70,3 +70,21 @@ async def test_the_signup_page_says_why_instead_of_a_form_that_cannot_work(
     assert response.status_code == 200 and 'name="password"' in await response.get_data(
         as_text=True
     )
+
+
+async def test_on_a_closed_hub_an_invitation_is_joined_by_signing_in_only(
+    db: str, tmp_path: Path
+) -> None:
+    from hub.core.people import invitations
+    from hub.core.store.models import Role
+
+    admin, workspace = await create_user("admin@example.com", "admin password")
+    _invitation, token = await invitations.invite(
+        workspace.id, Role.MEMBER, by=admin, secret_key=SECRET_KEY
+    )
+    app = create_app(load_settings(data_dir=tmp_path, secret_key=SECRET_KEY, signup="closed"))
+    response = await app.test_client().get(f"/join/{token}")
+    html = await response.get_data(as_text=True)
+    assert response.status_code == 200
+    assert "signup_closed" in html and 'name="password"' not in html
+    assert "/login?next=" in html
