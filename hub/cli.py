@@ -2,7 +2,8 @@
 
 Each subcommand is a small function taking parsed arguments; the ones that touch the
 database open it (migrating first) for the duration of the command. Errors a person can
-fix are printed as one line with the diagnostic code and the next step, exit status 2.
+fix are printed as one line with the diagnostic code and the next step; the exit status is
+2, or for ``serve`` failing to start the class of cause (``hub.host.startup_checks``).
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ import json
 import logging
 import signal
 import sys
-from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Sequence
 from typing import Any
 
 from hub.config import Settings, load_settings, settings_table
@@ -79,6 +80,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     create_user.add_argument("--display-name")
     create_user.set_defaults(command="user create")
+    _user_operator_commands(user)
 
     token = sub.add_parser("token", help="personal API tokens").add_subparsers(
         dest="action", required=True
@@ -101,7 +103,9 @@ def build_parser() -> argparse.ArgumentParser:
     agent = sub.add_parser("agent", help="run an agent adapter").add_subparsers(
         dest="action", required=True
     )
-    demo = agent.add_parser("demo", help="the simulated agent (spec §12.3)")
+    demo = agent.add_parser(
+        "demo", help="run a simulated agent that works through tasks and asks for approvals"
+    )
     _agent_connection_arguments(demo)
     demo.add_argument(
         "--pause", type=float, default=1.0, help="seconds between simulated steps (default 1)"
@@ -182,7 +186,90 @@ def build_parser() -> argparse.ArgumentParser:
                     "--codex-home", metavar="DIR", help="default $CODEX_HOME, else ~/.codex"
                 )
             one.set_defaults(command=verb)
+    _describe_every_command(parser)
     return parser
+
+
+# One example per command, shown by its --help (``lineup serve --help``).
+_EXAMPLES = {
+    "lineup": "lineup serve",
+    "lineup serve": "LINEUP_DATABASE_URL=postgres://lineup:pw@db/lineup lineup serve --port 8001",
+    "lineup migrate": "lineup migrate",
+    "lineup config": "lineup config",
+    "lineup restored": "lineup restored",
+    "lineup user": "lineup user list",
+    "lineup user create": "lineup user create ana@example.org --password-stdin < password.txt",
+    "lineup user list": "lineup user list",
+    "lineup user set-password": "lineup user set-password ana@example.org < password.txt",
+    "lineup user disable": "lineup user disable ana@example.org",
+    "lineup user enable": "lineup user enable ana@example.org",
+    "lineup token": "lineup token create ana@example.org --name ci",
+    "lineup token create": "lineup token create ana@example.org --name ci",
+    "lineup push": "lineup push rotate-keys",
+    "lineup push rotate-keys": "lineup push rotate-keys",
+    "lineup pair": "lineup pair --workspace ws_01J...",
+    "lineup agent": "lineup agent demo --hub http://127.0.0.1:8000 --pair ABCD-EFGH",
+    "lineup agent demo": "lineup agent demo --hub http://127.0.0.1:8000 --pair ABCD-EFGH",
+    "lineup agent exec": "lineup agent exec --hub http://127.0.0.1:8000 --pair ABCD-EFGH "
+    "-- make deploy",
+    "lineup agents": "lineup agents list --workspace ws_01J...",
+    "lineup agents list": "lineup agents list --workspace ws_01J...",
+    "lineup agents confirm": "lineup agents confirm agt_01J... --workspace ws_01J... "
+    "--name Builder",
+    "lineup agents revoke": "lineup agents revoke agt_01J... --workspace ws_01J...",
+    "lineup mcp": "lineup mcp --hub http://127.0.0.1:8000 --pair ABCD-EFGH",
+    "lineup connect": "lineup connect claude-code --hub http://127.0.0.1:8000 --pair ABCD-EFGH",
+    "lineup connect claude-code": "lineup connect claude-code --hub http://127.0.0.1:8000 "
+    "--pair ABCD-EFGH",
+    "lineup connect codex": "lineup connect codex --hub http://127.0.0.1:8000 --pair ABCD-EFGH",
+    "lineup disconnect": "lineup disconnect claude-code",
+    "lineup disconnect claude-code": "lineup disconnect claude-code --forget",
+    "lineup disconnect codex": "lineup disconnect codex",
+}
+
+
+def _describe_every_command(parser: argparse.ArgumentParser) -> None:
+    """Give every command's --help what it does (its one-line help) and an example."""
+    for one, words in _every_command(parser, parser.description or ""):
+        if one.description is None:
+            one.description = words[:1].upper() + words[1:] + "."
+        one.epilog = f"example:\n  {_EXAMPLES[one.prog]}"
+        one.formatter_class = argparse.RawDescriptionHelpFormatter
+
+
+def _every_command(
+    parser: argparse.ArgumentParser, words: str
+) -> Iterator[tuple[argparse.ArgumentParser, str]]:
+    yield parser, words
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            helps = {choice.dest: choice.help or "" for choice in action._choices_actions}
+            for name, child in action.choices.items():
+                yield from _every_command(child, helps.get(name, ""))
+
+
+def _user_operator_commands(user: Any) -> None:
+    """``lineup user list | set-password | disable | enable``: the operator's hand on
+    accounts, working on the configured database whether or not the hub is running."""
+    user.add_parser(
+        "list", help="print every account as JSON lines (admin, disabled or not)"
+    ).set_defaults(command="user list")
+    set_password = user.add_parser(
+        "set-password",
+        help="give a person a temporary password read from standard input; ends their sessions",
+    )
+    set_password.add_argument("email")
+    set_password.set_defaults(command="user set-password")
+    for verb, words in (
+        (
+            "disable",
+            "stop a person signing in; ends their sessions, and their API tokens stop working",
+        ),
+        ("enable", "let a disabled person sign in again (their API tokens work again)"),
+    ):
+        one = user.add_parser(verb, help=words)
+        one.add_argument("email")
+        one.set_defaults(command=f"user {verb}")
 
 
 def _agent_connection_arguments(parser: argparse.ArgumentParser) -> None:
@@ -221,8 +308,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         configure_logging(settings.log_level, settings.log_format)
         return asyncio.run(_COMMANDS[args.command](args, settings))
     except HubError as error:
-        print(f"error [{error.code}]: {error.message}\n  next: {error.hint}", file=sys.stderr)
-        return 2
+        # One line, so that it is whole in a service manager's log and easy to grep.
+        print(f"error [{error.code}]: {error.message} next: {error.hint}", file=sys.stderr)
+        return getattr(error, "exit_status", 2)
     except KeyboardInterrupt:
         return 130
 
@@ -290,9 +378,17 @@ async def _serve(args: argparse.Namespace, settings: Settings) -> int:
     from hub.host.app import create_app
     from hub.host.collector_tuning import tune_for_serving
     from hub.host.lifecycle import shutdown_requested
+    from hub.host.startup_checks import listening_socket, prepare_database
     from hub.host.websocket_compression import decline_permessage_deflate
     from hub.host.websocket_limits import limit_websocket_frames
 
+    # Checked before the server starts, so a failure is one line (see startup_checks).
+    listening = listening_socket(settings.host, settings.port)
+    try:
+        await prepare_database(settings.resolved_database_url)
+    except BaseException:
+        listening.close()
+        raise
     app = create_app(settings)
     decline_permessage_deflate()
 
@@ -302,7 +398,7 @@ async def _serve(args: argparse.Namespace, settings: Settings) -> int:
         yield
 
     config = Config()
-    config.bind = [f"{settings.host}:{settings.port}"]
+    config.bind = [f"fd://{listening.detach()}"]  # hypercorn takes the socket over
     config.accesslog = None
     # Hand hypercorn our logger so its lines go through the one configured handler once.
     config.errorlog = logging.getLogger("hypercorn.error")
@@ -331,6 +427,43 @@ async def _user_create(args: argparse.Namespace, settings: Settings) -> int:
     async with database(settings.resolved_database_url):
         user, workspace = await create_user(args.email, password, args.display_name)
     _print_json({"userId": user.id, "workspaceId": workspace.id})
+    return 0
+
+
+@command("user list")
+async def _user_list(args: argparse.Namespace, settings: Settings) -> int:
+    from hub.core.people.operator import list_users, user_view
+    from hub.core.store.database import database
+
+    async with database(settings.resolved_database_url):
+        for user in await list_users():
+            _print_json(user_view(user))
+    return 0
+
+
+@command("user set-password")
+async def _user_set_password(args: argparse.Namespace, settings: Settings) -> int:
+    from hub.core.people.accounts import user_by_email
+    from hub.core.people.operator import set_password
+    from hub.core.store.database import database
+
+    password = sys.stdin.readline().rstrip("\n")
+    async with database(settings.resolved_database_url):
+        await set_password(await user_by_email(args.email), password)
+    print(f"new password set for {args.email}; their sessions are ended", file=sys.stderr)
+    return 0
+
+
+@command("user disable")
+@command("user enable")
+async def _user_disable(args: argparse.Namespace, settings: Settings) -> int:
+    from hub.core.people.accounts import user_by_email
+    from hub.core.people.operator import set_disabled, user_view
+    from hub.core.store.database import database
+
+    async with database(settings.resolved_database_url):
+        user = await set_disabled(await user_by_email(args.email), args.action == "disable")
+    _print_json(user_view(user))
     return 0
 
 

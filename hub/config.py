@@ -63,6 +63,12 @@ class Settings(BaseSettings):
         description="The URL people open (used in emails and pairing commands). "
         "Empty: `http://{host}:{port}`.",
     )
+    signup: Literal["open", "invite", "closed"] = Field(
+        "invite",
+        description="Who may make an account once the hub has its admin (the first account "
+        "made on it): `open` anyone who can reach the hub; `invite` only someone holding "
+        "an invitation; `closed` nobody, except the admin with `lineup user create`.",
+    )
     trusted_proxy_hops: int = Field(
         0,
         ge=0,

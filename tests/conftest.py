@@ -32,6 +32,9 @@ if TYPE_CHECKING:
 # seconds by default, in case it is answered where it was seen): waiting that long in each
 # notification test would add minutes. ``tests/channels/test_card_hold.py`` runs the hold.
 os.environ.setdefault("LINEUP_NOTIFY_AFTER_S", "0")
+# Many tests sign several people up through the API as strangers would; the sign-up rule
+# itself (``invite`` by default) is tested in ``tests/web/api/test_signup_rule.py``.
+os.environ.setdefault("LINEUP_SIGNUP", "open")
 
 
 def pytest_report_header() -> str:

@@ -13,10 +13,11 @@ from datetime import UTC, datetime, timedelta
 from tortoise.exceptions import IntegrityError
 from tortoise.transactions import in_transaction
 
-from hub.core.errors import Conflict, InvalidInput, NotFound, Unauthorized
+from hub.core.errors import Conflict, Forbidden, InvalidInput, NotFound, Unauthorized
 from hub.core.ids import could_be_an_id, new_id
 from hub.core.people.account_events import TOKEN_CREATED, TOKEN_REVOKED, record_token_change
 from hub.core.people.credentials import hash_password, hash_token, new_token, verify_password
+from hub.core.people.signup import Signup, check_admission
 from hub.core.store.models import ApiToken, Membership, Role, User, Workspace
 
 API_TOKEN_PREFIX = "lu_pat"
@@ -48,22 +49,32 @@ async def create_workspace(name: str, owner: User) -> Workspace:
 
 
 async def create_user(
-    email: str, password: str | None, display_name: str | None = None
+    email: str,
+    password: str | None,
+    display_name: str | None = None,
+    *,
+    signup: Signup | None = None,
+    invited: bool = False,
 ) -> tuple[User, Workspace]:
-    """Create a person and their personal workspace."""
+    """Create a person and their personal workspace; the hub's first account is its admin.
+
+    ``signup``: the hub's sign-up rule, for someone signing themselves up (``invited``: from
+    an invitation link); None when the operator creates the account (``lineup user create``).
+    """
     email = normalise_email(email)
-    if password is not None and len(password) < MIN_PASSWORD_LENGTH:
-        raise InvalidInput(
-            f"A password needs at least {MIN_PASSWORD_LENGTH} characters.", code="weak_password"
-        )
+    check_password_strength(password)
     display_name = (display_name or email.split("@")[0]).strip()[:200]
     try:
         async with in_transaction():
+            first_account = not await User.exists()
+            if signup is not None:
+                check_admission(signup, invited=invited, first_account=first_account)
             user = await User.create(
                 id=new_id("user"),
                 email=email,
                 display_name=display_name,
                 password_hash=hash_password(password) if password else None,
+                is_admin=first_account,
             )
             workspace = await create_workspace(f"{display_name}'s workspace", user)
     except IntegrityError:
@@ -75,11 +86,25 @@ async def create_user(
     return user, workspace
 
 
+def check_password_strength(password: str | None) -> None:
+    if password is not None and len(password) < MIN_PASSWORD_LENGTH:
+        raise InvalidInput(
+            f"A password needs at least {MIN_PASSWORD_LENGTH} characters.", code="weak_password"
+        )
+
+
 async def authenticate(email: str, password: str) -> User:
     user = await User.filter(email=email.strip().lower()).first()
     if not verify_password(user.password_hash if user else None, password) or user is None:
         raise Unauthorized(
             "Wrong email or password.", code="bad_credentials", hint="Check both and try again."
+        )
+    if user.disabled_at is not None:
+        # Said only to someone who knows the password: it tells them whom to ask.
+        raise Forbidden(
+            "This account is disabled.",
+            code="account_disabled",
+            hint="Ask the hub's admin to enable it again.",
         )
     return user
 
@@ -129,7 +154,14 @@ async def user_for_token(secret: str) -> User:
     # plenty, and a write on every API call would serialise busy clients on SQLite.
     if token.last_used_at is None or now - token.last_used_at > LAST_USED_PRECISION:
         await ApiToken.filter(id=token.id).update(last_used_at=now)
-    return await User.get(id=token.user_id)
+    user = await User.get(id=token.user_id)
+    if user.disabled_at is not None:
+        raise Unauthorized(
+            "This API token belongs to a disabled account.",
+            code="invalid_token",
+            hint="Ask the hub's admin to enable the account again.",
+        )
+    return user
 
 
 async def revoke_api_token(

@@ -20,7 +20,7 @@ import hmac
 from base64 import urlsafe_b64encode
 from datetime import timedelta
 
-from hub.core.errors import NotFound
+from hub.core.errors import Forbidden, NotFound
 from hub.core.ids import new_id
 from hub.core.log.events import append_event
 from hub.core.people.accounts import normalise_email
@@ -90,6 +90,17 @@ async def open_invitation(token: str) -> Invitation:
     if invitation is None or not is_open(invitation):
         raise invitation_gone()
     return invitation
+
+
+def ensure_addressed_to(invitation: Invitation, email: str) -> None:
+    """Refuse (403 ``invitation_for_another``) an account for another address than the one
+    a mailed invitation went to, before that account is made."""
+    if invitation.email and invitation.email != email.strip().lower():
+        raise Forbidden(
+            f"This invitation was sent to {invitation.email}.",
+            code="invitation_for_another",
+            hint="Sign up with that address, or ask for a new invitation.",
+        )
 
 
 async def accept(token: str, user: User, *, address: str | None = None) -> Invitation:

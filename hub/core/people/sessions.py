@@ -58,7 +58,9 @@ async def signed_in(key: str) -> SignedIn | None:
     """The person whose live session ``key`` opens, or None (ended, expired or never was)."""
     now = utcnow()
     row = (
-        await UserSession.filter(key_hash=hash_token(key), expires_at__gt=now)
+        await UserSession.filter(
+            key_hash=hash_token(key), expires_at__gt=now, user__disabled_at__isnull=True
+        )
         .select_related("user")
         .first()
     )

@@ -60,6 +60,11 @@ class User(Model):
     email = fields.CharField(max_length=320, unique=True)
     display_name = fields.CharField(max_length=200)
     password_hash = fields.CharField(max_length=200, null=True)
+    # The hub's operator: the first account made on the hub (or, on a hub older than the
+    # flag, its oldest account). Admins list, disable and reset other people's accounts.
+    is_admin = fields.BooleanField(default=False, db_default=False)
+    # Set: the person can no longer sign in, and their sessions and API tokens open nothing.
+    disabled_at = fields.DatetimeField(null=True)
     created_at = fields.DatetimeField(auto_now_add=True)
 
     class Meta:

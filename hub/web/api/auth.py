@@ -9,10 +9,11 @@ from __future__ import annotations
 from typing import Any
 
 from pydantic import Field
-from quart import Blueprint
+from quart import Blueprint, current_app
 from quart_schema import document_response, security_scheme
 
 from hub.core.errors import Unauthorized
+from hub.core.people import invitations
 from hub.core.people.account_events import record_failed_sign_in
 from hub.core.people.accounts import (
     authenticate,
@@ -22,9 +23,11 @@ from hub.core.people.accounts import (
     workspaces_of,
 )
 from hub.core.people.ratelimit import FailureLimiter
+from hub.core.people.signup import Signup
 from hub.core.store.models import ApiToken, User
 from hub.host.client_address import client_address
 from hub.host.identity import current_caller, end_session, start_session
+from hub.host.settings import settings_of
 from hub.protocol.clock import iso
 from hub.web.api.answers import (
     MeAnswer,
@@ -66,6 +69,12 @@ class Registration(ApiModel):
     email: str = Field(min_length=3, max_length=320)
     password: str = Field(min_length=1, max_length=1000)
     display_name: str | None = Field(None, max_length=200)
+    invitation: str | None = Field(
+        None,
+        max_length=200,
+        description="The token of an invitation link (`/join/{token}`): the account joins its "
+        "workspace, and a hub that takes accounts by invitation only lets it be made.",
+    )
 
 
 class Credentials(ApiModel):
@@ -92,8 +101,23 @@ def token_view(token: ApiToken) -> dict[str, Any]:
 @security_scheme([])
 @json_body(Registration, public=True)
 async def register(body: Registration) -> tuple[dict[str, Any], int]:
-    """Create an account and its personal workspace; the response also signs you in."""
-    user, workspace = await create_user(body.email, body.password, body.display_name)
+    """Create an account and its personal workspace; the response also signs you in.
+
+    The hub's sign-up rule applies: 403 `invitation_required` (join from an invitation link
+    instead) or `signup_closed` (the admin creates accounts)."""
+    if body.invitation is not None:
+        invitations.ensure_addressed_to(
+            await invitations.open_invitation(body.invitation), body.email
+        )
+    user, workspace = await create_user(
+        body.email,
+        body.password,
+        body.display_name,
+        signup=Signup(settings_of(current_app).signup),
+        invited=body.invitation is not None,
+    )
+    if body.invitation is not None:
+        await invitations.accept(body.invitation, user, address=client_address())
     await start_session(user, via="api")
     return {"userId": user.id, "workspaceId": workspace.id}, 201
 

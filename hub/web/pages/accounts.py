@@ -4,10 +4,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from quart import Blueprint, redirect, render_template, request, url_for
+from quart import Blueprint, current_app, redirect, render_template, request, url_for
 
 from hub.core.errors import HubError
 from hub.core.people.accounts import create_user
+from hub.core.people.signup import Signup, refusal
+from hub.host.settings import settings_of
 from hub.web.api.auth import check_password
 from hub.web.pages.error_messages import for_person
 from hub.web.pages.i18n import gettext as _
@@ -50,13 +52,21 @@ async def login() -> Any:
 
 @blueprint.route("/signup", methods=["GET", "POST"])
 async def signup() -> Any:
+    rule = Signup(settings_of(current_app).signup)
     if request.method == "GET":
+        # A form that cannot work would only be filled in for nothing: say why instead.
+        refused = await refusal(rule)
+        if refused is not None:
+            html = await render_template(
+                "pages/signup.html", values={}, error=for_person(refused), refused=True
+            )
+            return html, refused.status
         return await render_template("pages/signup.html", values={})
     form = await request.form
     values = {"email": form.get("email", ""), "display_name": form.get("display_name", "")}
     try:
         user, workspace = await create_user(
-            values["email"], form.get("password", ""), values["display_name"] or None
+            values["email"], form.get("password", ""), values["display_name"] or None, signup=rule
         )
     except HubError as error:
         html = await render_template("pages/signup.html", values=values, error=for_person(error))

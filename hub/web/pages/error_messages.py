@@ -90,6 +90,23 @@ MESSAGES: dict[str, tuple[str, str | None]] = {
     ),
     "invalid_email": (N_("This is not an email address."), N_("Check the address.")),
     "weak_password": (N_("A password needs at least %(min_password)s characters."), None),
+    "signup_closed": (
+        N_("This hub does not take new accounts."),
+        N_("Ask the hub's admin to create an account for you."),
+    ),
+    "invitation_required": (
+        N_("This hub takes new accounts by invitation only."),
+        N_("Ask a workspace owner for an invitation link, and sign up from it."),
+    ),
+    "account_disabled": (
+        N_("This account is disabled."),
+        N_("Ask the hub's admin to enable it again."),
+    ),
+    "admins_only": (N_("Only the hub's admin can manage accounts."), N_("Ask the hub's admin.")),
+    "last_admin": (
+        N_("This is the hub's only admin."),
+        N_("Nobody could manage accounts after this; keep it enabled."),
+    ),
     "login_rate_limited": (
         N_("Too many failed logins; try again in %(retryAfterS)s seconds."),
         N_("Wait a little, and check the email and password before trying again."),

@@ -17,10 +17,11 @@ from quart import Blueprint, current_app, flash, redirect, render_template, requ
 
 from hub.config import Settings
 from hub.core.approvals.permissions import ensure_owner
-from hub.core.errors import Forbidden, HubError
+from hub.core.errors import HubError
 from hub.core.people import invitations
 from hub.core.people.accounts import create_user, require_membership
 from hub.core.people.members import change_role, list_members, parse_role, remove_member
+from hub.core.people.signup import Signup, refusal
 from hub.core.store.models import Invitation, Role, User, Workspace
 from hub.host.client_address import client_address
 from hub.host.settings import settings_of
@@ -119,19 +120,25 @@ async def join(token: str) -> Any:
         return await _join_page(None, status=error.status, error=for_person(error))
     user = await current_user()
     if request.method == "GET":
-        return await _join_page(invitation, values={"email": invitation.email or ""})
+        # On a hub closed to new accounts only signing in can join: no form that cannot work.
+        refused = None if user else await refusal(Signup(_settings().signup), invited=True)
+        return await _join_page(
+            invitation,
+            values={"email": invitation.email or ""},
+            error=for_person(refused) if refused else None,
+            no_new_accounts=refused is not None,
+        )
     form = await request.form
     values = {"email": form.get("email", ""), "display_name": form.get("display_name", "")}
     try:
         if user is None:
-            if invitation.email and invitation.email != values["email"].strip().lower():
-                raise Forbidden(
-                    f"This invitation was sent to {invitation.email}.",
-                    code="invitation_for_another",
-                    hint="Sign up with that address, or ask for a new invitation.",
-                )
+            invitations.ensure_addressed_to(invitation, values["email"])
             user, _personal = await create_user(
-                values["email"], form.get("password", ""), values["display_name"] or None
+                values["email"],
+                form.get("password", ""),
+                values["display_name"] or None,
+                signup=Signup(_settings().signup),
+                invited=True,
             )
             await login_user(user)
         await invitations.accept(token, user, address=client_address())
@@ -162,6 +169,7 @@ async def _join_page(
     status: int = 200,
     error: dict[str, Any] | None = None,
     values: dict[str, str] | None = None,
+    no_new_accounts: bool = False,
 ) -> Any:
     inviter = (
         await User.filter(id=invitation.invited_by_id).first() if invitation is not None else None
@@ -174,6 +182,7 @@ async def _join_page(
         error=error,
         values=values or {},
         join_path=request.path,
+        no_new_accounts=no_new_accounts,
     )
     return html, status
 

@@ -73,6 +73,27 @@ async def test_upgrading_from_an_older_schema_keeps_the_data(
         await test_databases.drop(url)
 
 
+async def test_a_hub_older_than_admins_makes_its_oldest_account_the_admin(
+    tmp_path: Path, test_databases: TestDatabases
+) -> None:
+    url = await _empty_database(test_databases, tmp_path)
+    try:
+        await migrate(url, target="models.0016_presence_and_delivery")
+        async with TortoiseContext():
+            await Tortoise.init(config=tortoise_config(url))
+            await connections.get("default").execute_script(
+                SEED + "INSERT INTO user_account (id, email, display_name, created_at) VALUES "
+                "('usr_new', 'new@example.com', 'New', '2026-02-01 00:00:00+00:00');"
+            )
+            await Tortoise.close_connections()
+        await migrate(url)
+        async with opened(url):
+            assert (await User.get(id="usr_old")).is_admin
+            assert not (await User.get(id="usr_new")).is_admin
+    finally:
+        await test_databases.drop(url)
+
+
 def test_there_is_an_upgrade_path_to_test() -> None:
     assert len(MIGRATIONS) >= 2 and MIGRATIONS[0] == "0001_initial"
 

@@ -200,3 +200,23 @@ async def test_a_recheck_that_meets_a_database_outage_keeps_the_socket(
         await eventually(lambda: looks >= 3, within=10)
         sequence = await note(me, 1)
         assert (await receive(socket))["sequence"] == sequence
+
+
+async def test_a_disabled_persons_open_socket_closes(
+    app: Quart,
+    sign_up,  # type: ignore[no-untyped-def]
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from hub.core.people.operator import set_disabled
+    from hub.core.store.models import User
+
+    monkeypatch.setattr(client_socket, "RECHECK_S", 0.05)
+    await sign_up("admin")  # the hub's first account, its admin: the one kept enabled
+    me: Person = await sign_up()
+    async with me.client.websocket(path(me, after=me.log_start), headers=me.headers) as socket:
+        assert (await receive(socket))["type"] == "client.welcome"
+        await set_disabled(await User.get(id=me.user_id), True)
+        error = await receive(socket)
+        assert error["type"] == "error" and error["payload"]["code"] == "invalid_token"
+        with pytest.raises(WebsocketDisconnectError):
+            await asyncio.wait_for(socket.receive(), timeout=10)
