@@ -56,9 +56,9 @@ class NotificationSettings(Model):
     quiet_end = fields.CharField(max_length=5, null=True)
     # Outside surfaces and the browser tell of high-risk cards only (failures still come);
     # the inbox shows every card regardless.
-    only_high_risk = fields.BooleanField(default=False)
+    only_high_risk = fields.BooleanField(default=False, db_default=False)
     # A high-risk card is sent during quiet hours instead of held until they end.
-    high_risk_in_quiet_hours = fields.BooleanField(default=False)
+    high_risk_in_quiet_hours = fields.BooleanField(default=False, db_default=False)
     timezone = fields.CharField(max_length=64, default="UTC")
     language = fields.CharField(max_length=16, default="en")
     updated_at = fields.DatetimeField(auto_now=True)

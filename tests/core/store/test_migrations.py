@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 from pathlib import Path
 
 import pytest
@@ -105,3 +106,21 @@ async def _empty_database(test_databases: TestDatabases, tmp_path: Path) -> str:
     name = "lineup_upgrade_" + tmp_path.name.replace("-", "_")[-20:].lower()
     await test_databases._admin(f'CREATE DATABASE "{name}"')
     return test_databases._pg_url(name)
+
+
+def test_a_column_added_to_a_table_with_rows_has_a_database_default() -> None:
+    """SQLite and PostgreSQL both refuse a NOT NULL column added to a table that has rows
+    unless the column has a default in the database itself: the model's default is the
+    ORM's, and a hub upgrading with data in the table would stop at that migration."""
+    from tortoise.fields.base import DB_DEFAULT_NOT_SET
+
+    bare = []
+    for name in MIGRATIONS:
+        module = importlib.import_module(f"hub.core.store.migrations.{name}")
+        for operation in module.Migration.operations:
+            field = getattr(operation, "field", None)
+            if type(operation).__name__ != "AddField" or field is None or field.null:
+                continue
+            if getattr(field, "db_default", DB_DEFAULT_NOT_SET) is DB_DEFAULT_NOT_SET:
+                bare.append(f"{name}: {operation.model_name}.{operation.name}")
+    assert bare == [], "give these columns a db_default"

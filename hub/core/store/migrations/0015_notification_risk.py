@@ -11,11 +11,11 @@ class Migration(migrations.Migration):
         ops.AddField(
             model_name='NotificationSettings',
             name='high_risk_in_quiet_hours',
-            field=fields.BooleanField(default=False),
+            field=fields.BooleanField(default=False, db_default=False),
         ),
         ops.AddField(
             model_name='NotificationSettings',
             name='only_high_risk',
-            field=fields.BooleanField(default=False),
+            field=fields.BooleanField(default=False, db_default=False),
         ),
     ]
