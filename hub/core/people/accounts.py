@@ -17,10 +17,10 @@ from hub.core.errors import Conflict, InvalidInput, NotFound, Unauthorized
 from hub.core.ids import could_be_an_id, new_id
 from hub.core.people.account_events import TOKEN_CREATED, TOKEN_REVOKED, record_token_change
 from hub.core.people.credentials import hash_password, hash_token, new_token, verify_password
+from hub.core.people.passwords import require_strong
 from hub.core.store.models import ApiToken, Membership, Role, User, Workspace
 
 API_TOKEN_PREFIX = "lu_pat"
-MIN_PASSWORD_LENGTH = 8
 LAST_USED_PRECISION = timedelta(minutes=1)
 
 
@@ -52,10 +52,8 @@ async def create_user(
 ) -> tuple[User, Workspace]:
     """Create a person and their personal workspace."""
     email = normalise_email(email)
-    if password is not None and len(password) < MIN_PASSWORD_LENGTH:
-        raise InvalidInput(
-            f"A password needs at least {MIN_PASSWORD_LENGTH} characters.", code="weak_password"
-        )
+    if password is not None:
+        require_strong(password)
     display_name = (display_name or email.split("@")[0]).strip()[:200]
     try:
         async with in_transaction():

@@ -21,14 +21,16 @@ from hub.core.people.accounts import (
     revoke_api_token,
     workspaces_of,
 )
+from hub.core.people.passwords import change_password
 from hub.core.people.ratelimit import FailureLimiter
 from hub.core.store.models import ApiToken, User
 from hub.host.client_address import client_address
-from hub.host.identity import current_caller, end_session, start_session
+from hub.host.identity import current_caller, end_session, session_signed_in, start_session
 from hub.protocol.clock import iso
 from hub.web.api.answers import (
     MeAnswer,
     NewTokenAnswer,
+    PasswordChanged,
     Registered,
     SignedIn,
     TokenAnswer,
@@ -71,6 +73,11 @@ class Registration(ApiModel):
 class Credentials(ApiModel):
     email: str = Field(min_length=1, max_length=320)
     password: str = Field(min_length=1, max_length=1000)
+
+
+class PasswordChange(ApiModel):
+    current_password: str = Field(min_length=1, max_length=1000)
+    new_password: str = Field(min_length=1, max_length=1000)
 
 
 class NewToken(ApiModel):
@@ -133,6 +140,25 @@ async def me() -> dict[str, Any]:
         "displayName": caller.user.display_name,
         "authenticatedBy": "session" if caller.by_session else "token",
     }
+
+
+@blueprint.post("/me/password")
+@document_response(PasswordChanged)
+@json_body(PasswordChange)
+async def password(body: PasswordChange) -> dict[str, Any]:
+    """Change your password, giving the current one; it ends your other sessions (the one
+    asking stays signed in; with a token, every session ends). Tokens stay valid."""
+    caller = await current_caller()
+    signed_in = await session_signed_in() if caller.by_session else None
+    ended = await change_password(
+        caller.user,
+        body.current_password,
+        body.new_password,
+        keep_session=signed_in.session_id if signed_in else None,
+        address=client_address(),
+        via="api",
+    )
+    return {"sessionsEnded": ended}
 
 
 @blueprint.post("/auth/tokens")

@@ -17,7 +17,7 @@ from hub.core.agents.registry import MAX_NAME_LENGTH
 from hub.core.agents.remote import MAX_SECRET_LENGTH
 from hub.core.errors import HubError
 from hub.core.notify.push_subscriptions import MAX_DEVICES
-from hub.core.people.accounts import MIN_PASSWORD_LENGTH
+from hub.core.people.passwords import MIN_PASSWORD_LENGTH
 from hub.core.work.conversations import MAX_AGENTS_PER_CONVERSATION, MAX_TITLE_LENGTH
 from hub.core.work.messages import MAX_CONTENT_LENGTH
 from hub.core.work.tasks import MAX_DESCRIPTION_LENGTH, MAX_REASON_LENGTH
@@ -90,6 +90,18 @@ MESSAGES: dict[str, tuple[str, str | None]] = {
     ),
     "invalid_email": (N_("This is not an email address."), N_("Check the address.")),
     "weak_password": (N_("A password needs at least %(min_password)s characters."), None),
+    "wrong_password": (
+        N_("The current password is not right; nothing was changed."),
+        N_("Type the password you sign in with now."),
+    ),
+    "passwords_differ": (
+        N_("The new password and its repetition differ; nothing was changed."),
+        N_("Type the same new password twice."),
+    ),
+    "password_rate_limited": (
+        N_("Too many wrong current passwords; try again in %(retryAfterS)s seconds."),
+        N_("Wait a little, and check the current password before trying again."),
+    ),
     "login_rate_limited": (
         N_("Too many failed logins; try again in %(retryAfterS)s seconds."),
         N_("Wait a little, and check the email and password before trying again."),

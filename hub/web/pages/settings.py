@@ -1,4 +1,4 @@
-"""Settings (spec §6): language, time zone, notifications, personal API tokens.
+"""Settings (spec §6): language, time zone, notifications, password, personal API tokens.
 
 Language and time zone are kept in the session (how this person reads the hub in this
 browser) and in the person's notification preferences (``hub.core.notify.preferences``), so
@@ -34,8 +34,10 @@ from hub.core.errors import HubError
 from hub.core.notify.channel_accounts import linked_surfaces
 from hub.core.notify.preferences import get_preferences, surfaces, update_preferences
 from hub.core.people.accounts import create_api_token, revoke_api_token
+from hub.core.people.passwords import change_password
 from hub.core.store.models import ApiToken, Membership, Role, User
 from hub.host.client_address import client_address
+from hub.host.identity import session_signed_in
 from hub.web.pages.error_messages import for_person, said
 from hub.web.pages.i18n import LANGUAGES, time_zone_names, valid_time_zone
 from hub.web.pages.i18n import gettext as _
@@ -166,6 +168,43 @@ async def notifications(workspace_id: str) -> Any:
     return redirect(url_for("pages.settings.show", workspace_id=workspace_id))
 
 
+@blueprint.post("/w/<workspace_id>/settings/password")
+@login_required
+async def password(workspace_id: str) -> Any:
+    user = await current_user()
+    signed_in = await session_signed_in()
+    assert user is not None and signed_in is not None
+    await frame_for(user, workspace_id)
+    form = await request.form
+    if form.get("new_password", "") != form.get("repeat_password", ""):
+        return await render_settings(
+            workspace_id,
+            status=422,
+            password_error={
+                "code": "passwords_differ",
+                "message": _("The new password and its repetition differ; nothing was changed."),
+                "hint": _("Type the same new password twice."),
+            },
+        )
+    try:
+        ended = await change_password(
+            user,
+            form.get("current_password", ""),
+            form.get("new_password", ""),
+            keep_session=signed_in.session_id,
+            address=client_address(),
+            via="web",
+        )
+    except HubError as error:
+        return await render_settings(
+            workspace_id, status=error.status, password_error=for_person(error)
+        )
+    await flash(
+        _("Password changed. Your other sessions were signed out (%(count)s).", count=ended)
+    )
+    return redirect(url_for("pages.settings.show", workspace_id=workspace_id))
+
+
 @blueprint.post("/w/<workspace_id>/settings/tokens")
 @login_required
 async def create_token(workspace_id: str) -> Any:
@@ -242,6 +281,7 @@ async def render_settings(
     status: int = 200,
     error: dict[str, Any] | None = None,
     notify_error: dict[str, Any] | None = None,
+    password_error: dict[str, Any] | None = None,
     new_token: dict[str, str] | None = None,
     rule_error: dict[str, Any] | None = None,
     rule_form: dict[str, Any] | None = None,
@@ -264,6 +304,7 @@ async def render_settings(
         preferences=preferences,
         notification_surfaces=await notification_surfaces(user.id, preferences),
         notify_error=notify_error,
+        password_error=password_error,
         notify_zone_now=_local_now(preferences["timezone"]),
         telegram=await telegram_section(user.id),
         new_token=new_token,

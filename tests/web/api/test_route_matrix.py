@@ -57,6 +57,7 @@ PUBLIC = {
 # Routes about the caller rather than a workspace: another person reaches their own data.
 CALLER_SCOPED = {
     "/api/v1/me",
+    "/api/v1/me/password",
     "/api/v1/workspaces",
     "/api/v1/auth/tokens",
     "/api/v1/me/channels",
