@@ -39,19 +39,23 @@ def require_strong(password: str) -> None:
 
 
 async def set_password(
-    user: User, new_password: str, *, keep_session: str | None, address: str | None, via: str
+    user: User,
+    new_password: str,
+    *,
+    keep_session: str | None,
+    address: str | None,
+    via: str,
+    kind: str = PASSWORD_CHANGED,
 ) -> int:
     """Store ``new_password`` for ``user`` and end their sessions but ``keep_session``
-    (None: all of them); how many ended. Recorded in the audit trail."""
+    (None: all of them); how many ended. Recorded in the audit trail as ``kind``."""
     require_strong(new_password)
     password_hash = hash_password(new_password)
     async with in_transaction() as connection:
         await User.filter(id=user.id).using_db(connection).update(password_hash=password_hash)
         ended = await end_sessions(user.id, keep=keep_session, connection=connection)
     user.password_hash = password_hash
-    await record_password_change(
-        user, PASSWORD_CHANGED, address=address, via=via, sessions_ended=ended
-    )
+    await record_password_change(user, kind, address=address, via=via, sessions_ended=ended)
     return ended
 
 

@@ -102,6 +102,14 @@ MESSAGES: dict[str, tuple[str, str | None]] = {
         N_("Too many wrong current passwords; try again in %(retryAfterS)s seconds."),
         N_("Wait a little, and check the current password before trying again."),
     ),
+    "reset_link_invalid": (
+        N_("This reset link is not valid: it expired, was used already, or was never made here."),
+        N_("Ask for a new link on the sign-in page (Forgot your password?)."),
+    ),
+    "reset_rate_limited": (
+        N_("Too many reset requests; try again in %(retryAfterS)s seconds."),
+        N_("Check your mailbox (and its spam folder) for the mails already sent."),
+    ),
     "login_rate_limited": (
         N_("Too many failed logins; try again in %(retryAfterS)s seconds."),
         N_("Wait a little, and check the email and password before trying again."),

@@ -52,6 +52,10 @@ PUBLIC = {
     "/manifest.webmanifest",
     "/service-worker.js",
     "/offline",
+    # Forgot your password?: asks nothing of anyone, the reset link's token is the credential
+    # (tests/web/pages/test_password_reset.py).
+    "/password/forgot",
+    "/password/reset/<token>",
     "/join/<token>",  # an invitation link: the token is the credential (tests/core/test_members.py)
 }
 # Routes about the caller rather than a workspace: another person reaches their own data.
