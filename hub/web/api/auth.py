@@ -23,6 +23,7 @@ from hub.core.people.accounts import (
 )
 from hub.core.people.passwords import change_password
 from hub.core.people.ratelimit import FailureLimiter
+from hub.core.people.two_factor import check_code, is_on
 from hub.core.store.models import ApiToken, User
 from hub.host.client_address import client_address
 from hub.host.identity import current_caller, end_session, session_signed_in, start_session
@@ -73,6 +74,8 @@ class Registration(ApiModel):
 class Credentials(ApiModel):
     email: str = Field(min_length=1, max_length=320)
     password: str = Field(min_length=1, max_length=1000)
+    # With two-factor sign-in on: the authenticator's code, or a recovery code.
+    totp_code: str | None = Field(None, max_length=100)
 
 
 class PasswordChange(ApiModel):
@@ -110,8 +113,19 @@ async def register(body: Registration) -> tuple[dict[str, Any], int]:
 @security_scheme([])
 @json_body(Credentials, public=True)
 async def login(body: Credentials) -> dict[str, Any]:
-    """Sign in with email and password: sets the session cookie."""
+    """Sign in with email and password: sets the session cookie. With two-factor sign-in
+    on, a request without ``totpCode`` is refused with ``totp_required``: send it again
+    with the code (or a recovery code)."""
     user = await check_password(body.email, body.password, via="api")
+    if is_on(user):
+        if not body.totp_code:
+            raise Unauthorized(
+                "This account signs in with a code as well.",
+                code="totp_required",
+                hint="Send the request again with totpCode: the code your authenticator "
+                "app shows, or a recovery code.",
+            )
+        await check_code(user, body.totp_code)
     await start_session(user, via="api")
     workspaces = await workspaces_of(user)
     return {

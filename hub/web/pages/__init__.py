@@ -33,6 +33,7 @@ from hub.web.pages import (
     settings,
     tasks,
     telegram_link,
+    two_factor,
 )
 from hub.web.pages.error_messages import for_person, for_scripts
 
@@ -53,6 +54,7 @@ for area in (
     push_devices,
     pwa,
     telegram_link,
+    two_factor,
 ):
     pages.register_blueprint(area.blueprint)
 

@@ -110,6 +110,22 @@ MESSAGES: dict[str, tuple[str, str | None]] = {
         N_("Too many reset requests; try again in %(retryAfterS)s seconds."),
         N_("Check your mailbox (and its spam folder) for the mails already sent."),
     ),
+    "bad_totp_code": (
+        N_("That code is not right, or was used already."),
+        N_("Type the 6 digits your authenticator app shows now, or one of your recovery codes."),
+    ),
+    "totp_required": (
+        N_("This account signs in with a code as well."),
+        N_("Type the code your authenticator app shows, or a recovery code."),
+    ),
+    "totp_already_on": (
+        N_("Two-factor sign-in is on already."),
+        N_("Turn it off first to use another authenticator."),
+    ),
+    "totp_rate_limited": (
+        N_("Too many wrong codes; try again in %(retryAfterS)s seconds."),
+        N_("Wait for the next code, and check the app's clock."),
+    ),
     "login_rate_limited": (
         N_("Too many failed logins; try again in %(retryAfterS)s seconds."),
         N_("Wait a little, and check the email and password before trying again."),

@@ -35,6 +35,7 @@ from hub.core.notify.channel_accounts import linked_surfaces
 from hub.core.notify.preferences import get_preferences, surfaces, update_preferences
 from hub.core.people.accounts import create_api_token, revoke_api_token
 from hub.core.people.passwords import change_password
+from hub.core.people.two_factor import is_on, provisioning_uri, recovery_codes_left
 from hub.core.store.models import ApiToken, Membership, Role, User
 from hub.host.client_address import client_address
 from hub.host.identity import session_signed_in
@@ -43,7 +44,7 @@ from hub.web.pages.i18n import LANGUAGES, time_zone_names, valid_time_zone
 from hub.web.pages.i18n import gettext as _
 from hub.web.pages.push_devices import push_context
 from hub.web.pages.session import current_user, login_required
-from hub.web.pages.telegram_link import telegram_section
+from hub.web.pages.telegram_link import qr_svg, telegram_section
 from hub.web.pages.workspace import frame_for
 
 
@@ -271,6 +272,31 @@ def _mails_kept_here() -> bool:
     return isinstance(channel, EmailChannel) and channel.files is not None
 
 
+SESSION_TOTP_SETUP = "totp_setup"
+
+
+async def two_factor_section(
+    user: User, *, error: dict[str, Any] | None = None, recovery_codes: list[str] | None = None
+) -> dict[str, Any]:
+    """Settings → Two-factor sign-in: on or off, the secret being set up (kept in this
+    browser's session until a first code confirms it), recovery codes just made."""
+    pending = session.get(SESSION_TOTP_SETUP)
+    setup = None
+    if not is_on(user) and isinstance(pending, dict) and pending.get("user") == user.id:
+        secret = str(pending["secret"])
+        setup = {
+            "secret": " ".join(secret[i : i + 4] for i in range(0, len(secret), 4)),
+            "qr": qr_svg(provisioning_uri(secret, user.email)),
+        }
+    return {
+        "on": is_on(user),
+        "codes_left": await recovery_codes_left(user) if is_on(user) else 0,
+        "setup": setup,
+        "error": error,
+        "recovery_codes": recovery_codes,
+    }
+
+
 def _local_now(zone: str) -> str:
     return datetime.now(UTC).astimezone(ZoneInfo(zone)).strftime("%H:%M")
 
@@ -282,6 +308,7 @@ async def render_settings(
     error: dict[str, Any] | None = None,
     notify_error: dict[str, Any] | None = None,
     password_error: dict[str, Any] | None = None,
+    two_factor: dict[str, Any] | None = None,
     new_token: dict[str, str] | None = None,
     rule_error: dict[str, Any] | None = None,
     rule_form: dict[str, Any] | None = None,
@@ -305,6 +332,7 @@ async def render_settings(
         notification_surfaces=await notification_surfaces(user.id, preferences),
         notify_error=notify_error,
         password_error=password_error,
+        two_factor=two_factor or await two_factor_section(user),
         notify_zone_now=_local_now(preferences["timezone"]),
         telegram=await telegram_section(user.id),
         new_token=new_token,

@@ -54,6 +54,7 @@ PUBLIC = {
     "/offline",
     # Forgot your password?: asks nothing of anyone, the reset link's token is the credential
     # (tests/web/pages/test_password_reset.py).
+    "/login/code",  # finishes a sign-in the session holds a right password for
     "/password/forgot",
     "/password/reset/<token>",
     "/join/<token>",  # an invitation link: the token is the credential (tests/core/test_members.py)
