@@ -15,19 +15,20 @@ from quart_schema import document_response, security_scheme
 from hub.core.errors import Unauthorized
 from hub.core.people.account_events import record_failed_sign_in
 from hub.core.people.accounts import (
+    active_tokens,
     authenticate,
     create_api_token,
     create_user,
     revoke_api_token,
+    token_view,
     workspaces_of,
 )
 from hub.core.people.passwords import change_password
 from hub.core.people.ratelimit import FailureLimiter
 from hub.core.people.two_factor import check_code, is_on
-from hub.core.store.models import ApiToken, User
+from hub.core.store.models import User
 from hub.host.client_address import client_address
 from hub.host.identity import current_caller, end_session, session_signed_in, start_session
-from hub.protocol.clock import iso
 from hub.web.api.answers import (
     MeAnswer,
     NewTokenAnswer,
@@ -85,16 +86,6 @@ class PasswordChange(ApiModel):
 
 class NewToken(ApiModel):
     name: str = Field(min_length=1, max_length=200)
-
-
-def token_view(token: ApiToken) -> dict[str, Any]:
-    return {
-        "id": token.id,
-        "name": token.name,
-        "createdAt": iso(token.created_at),
-        "lastUsedAt": iso(token.last_used_at),
-        "revokedAt": iso(token.revoked_at),
-    }
 
 
 @blueprint.post("/auth/register")
@@ -192,10 +183,7 @@ async def create_token(body: NewToken) -> tuple[dict[str, Any], int]:
 async def list_tokens() -> dict[str, Any]:
     """Your tokens that still work (never the secrets)."""
     caller = await current_caller()
-    tokens = await ApiToken.filter(user_id=caller.user.id, revoked_at=None).order_by(
-        "created_at", "id"
-    )
-    return {"tokens": [token_view(t) for t in tokens]}
+    return {"tokens": [token_view(t) for t in await active_tokens(caller.user)]}
 
 
 @blueprint.post("/auth/tokens/<token_id>/revoke")
