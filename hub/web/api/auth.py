@@ -66,6 +66,16 @@ async def check_password(email: str, password: str, *, via: str) -> User:
         raise
 
 
+async def check_second_factor(user: User, code: str, *, via: str) -> None:
+    """The code after the password, on the API and the pages alike: a wrong one is a failed
+    sign-in in the account's audit trail, as a wrong password is."""
+    try:
+        await check_code(user, code)
+    except Unauthorized:
+        await record_failed_sign_in(user.email, address=client_address(), via=via)
+        raise
+
+
 class Registration(ApiModel):
     email: str = Field(min_length=3, max_length=320)
     password: str = Field(min_length=1, max_length=1000)
@@ -116,7 +126,7 @@ async def login(body: Credentials) -> dict[str, Any]:
                 hint="Send the request again with totpCode: the code your authenticator "
                 "app shows, or a recovery code.",
             )
-        await check_code(user, body.totp_code)
+        await check_second_factor(user, body.totp_code, via="api")
     await start_session(user, via="api")
     workspaces = await workspaces_of(user)
     return {

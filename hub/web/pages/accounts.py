@@ -14,9 +14,9 @@ from quart import Blueprint, redirect, render_template, request, session, url_fo
 
 from hub.core.errors import HubError
 from hub.core.people.accounts import create_user
-from hub.core.people.two_factor import check_code, is_on
+from hub.core.people.two_factor import is_on
 from hub.core.store.models import User
-from hub.web.api.auth import check_password
+from hub.web.api.auth import check_password, check_second_factor
 from hub.web.pages.error_messages import for_person
 from hub.web.pages.i18n import gettext as _
 from hub.web.pages.session import current_user, login_required, login_user, logout_user, safe_next
@@ -77,7 +77,7 @@ async def login_code() -> Any:
         session.pop(SESSION_PENDING, None)
         return redirect(url_for("pages.accounts.login"))
     try:
-        await check_code(user, (await request.form).get("code", ""))
+        await check_second_factor(user, (await request.form).get("code", ""), via="web")
     except HubError as error:
         html = await render_template("pages/login_code.html", error=for_person(error))
         return html, error.status

@@ -10,7 +10,7 @@ import pyotp
 from quart import Quart
 
 from hub.core.people.two_factor import CODE_FAILURES, confirm, new_secret
-from hub.core.store.models import User
+from hub.core.store.models import Event, User
 from tests.web.api.conftest import PASSWORD, Person
 
 
@@ -56,6 +56,11 @@ async def test_sign_in_asks_for_the_code_after_the_password(app: Quart, sign_up)
         json={"email": person.email, "password": "not it at all", "totpCode": recovery[1]},
     )
     assert (await response.get_json())["error"]["code"] == "bad_credentials"
+    # Every wrong code is a failed sign-in in the audit trail, as a wrong password is.
+    failed = await Event.filter(
+        workspace_id=person.workspace_id, type="account.sign_in_failed"
+    ).count()
+    assert failed == 5  # four wrong or spent codes, and the wrong password
     CODE_FAILURES.reset()
 
 
