@@ -89,6 +89,19 @@ def build_parser() -> argparse.ArgumentParser:
     create_token.add_argument("email")
     create_token.add_argument("--name", default="cli")
     create_token.set_defaults(command="token create")
+    list_tokens = token.add_parser(
+        "list",
+        help="print a person's working tokens as JSON lines, never their secrets "
+        "(e.g. lineup token list you@example.com)",
+    )
+    list_tokens.add_argument("email")
+    list_tokens.set_defaults(command="token list")
+    revoke_token = token.add_parser(
+        "revoke",
+        help="revoke a token by its id; it stops working at once (e.g. lineup token revoke tok_…)",
+    )
+    revoke_token.add_argument("token_id")
+    revoke_token.set_defaults(command="token revoke")
 
     push = sub.add_parser("push", help="Web Push").add_subparsers(dest="action", required=True)
     push.add_parser(
@@ -476,6 +489,28 @@ async def _token_create(args: argparse.Namespace, settings: Settings) -> int:
         user = await user_by_email(args.email)
         _, secret = await create_api_token(user, args.name, via="cli")
     print(secret)
+    return 0
+
+
+@command("token list")
+async def _token_list(args: argparse.Namespace, settings: Settings) -> int:
+    from hub.core.people.accounts import active_tokens, token_view, user_by_email
+    from hub.core.store.database import database
+
+    async with database(settings.resolved_database_url):
+        for token in await active_tokens(await user_by_email(args.email)):
+            print(json.dumps(token_view(token)))
+    return 0
+
+
+@command("token revoke")
+async def _token_revoke(args: argparse.Namespace, settings: Settings) -> int:
+    from hub.core.people.accounts import revoke_api_token, token_owner, token_view
+    from hub.core.store.database import database
+
+    async with database(settings.resolved_database_url):
+        owner = await token_owner(args.token_id)
+        _print_json(token_view(await revoke_api_token(owner, args.token_id, via="cli")))
     return 0
 
 

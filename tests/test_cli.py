@@ -73,6 +73,25 @@ async def test_user_token_and_pairing_code(database_url: str, tmp_path: Path) ->
         assert stored.used_at is None
 
 
+def test_tokens_are_listed_and_revoked_by_id(database_url: str, tmp_path: Path) -> None:
+    assert lineup(database_url, tmp_path, "user", "create", "cy@example.com").returncode == 0
+    first = lineup(database_url, tmp_path, "token", "create", "cy@example.com", "--name", "one")
+    lineup(database_url, tmp_path, "token", "create", "cy@example.com", "--name", "two")
+    listed = lineup(database_url, tmp_path, "token", "list", "cy@example.com")
+    assert listed.returncode == 0, listed.stderr
+    tokens = [json.loads(line) for line in listed.stdout.splitlines()]
+    assert [t["name"] for t in tokens] == ["one", "two"]
+    assert first.stdout.strip() not in listed.stdout  # never the secret
+
+    revoked = lineup(database_url, tmp_path, "token", "revoke", tokens[0]["id"])
+    assert revoked.returncode == 0, revoked.stderr
+    assert json.loads(revoked.stdout)["revokedAt"] is not None
+    listed = lineup(database_url, tmp_path, "token", "list", "cy@example.com")
+    assert [json.loads(line)["name"] for line in listed.stdout.splitlines()] == ["two"]
+    again = lineup(database_url, tmp_path, "token", "revoke", tokens[0]["id"])
+    assert again.returncode == 2 and "token_not_found" in again.stderr
+
+
 def test_errors_name_a_code_and_a_next_step(database_url: str, tmp_path: Path) -> None:
     missing = lineup(database_url, tmp_path, "token", "create", "nobody@example.com")
     assert missing.returncode == 2

@@ -27,6 +27,7 @@ PREFIXES = {
     "pairing_code": "pair",
     "api_token": "tok",
     "user_session": "ses",
+    "recovery_code": "rcv",
     "conversation": "conv",
     "message": "msg",
     "task": "task",

@@ -18,10 +18,16 @@ from quart import Blueprint, abort
 
 from hub.channels.base import Capabilities, Channel, ChannelContext, Recipient
 from hub.channels.cards import Card, Notice
-from hub.channels.email.render import card_message, invitation_message, notice_message
+from hub.channels.email.render import (
+    card_message,
+    invitation_message,
+    notice_message,
+    password_reset_message,
+)
 from hub.channels.email.transport import FileTransport, SmtpTransport, Transport
 from hub.channels.invitations import InvitationMail
-from hub.core.notify.preferences import EVENTS
+from hub.core.notify.preferences import EVENTS, settings_for
+from hub.core.people.password_reset import RESET_TTL, ResetMail
 
 # Long reviews are read on the link page, where the whole content is shown.
 _MAX_MAIL_CONTENT = 20_000
@@ -70,6 +76,21 @@ class EmailChannel(Channel):
 
     async def send_invitation(self, invitation: InvitationMail) -> None:
         await self.transport.send(invitation_message(invitation, self.context.settings.email_from))
+
+    async def send_password_reset(self, mail: ResetMail) -> None:
+        """The reset link, straight to the address (not through the outbox: the link is
+        good for minutes, and a retry hours later would only mail a dead one)."""
+        language = (await settings_for(mail.user_id)).language or "en"
+        url = self.context.settings.resolved_public_url + mail.path
+        await self.transport.send(
+            password_reset_message(
+                mail,
+                url,
+                language,
+                self.context.settings.email_from,
+                ttl_minutes=int(RESET_TTL.total_seconds() // 60),
+            )
+        )
 
     def blueprint(self) -> Blueprint | None:
         if self.files is None:

@@ -8,6 +8,7 @@ markup. Each mail is rendered in its recipient's language.
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass
 from email.message import EmailMessage
 from email.utils import formataddr
@@ -19,6 +20,7 @@ from hub.channels.base import Capabilities, ChannelContext, Recipient
 from hub.channels.cards import Card, Notice
 from hub.channels.invitations import InvitationMail
 from hub.channels.wording import agent_text, outcome_text, policy_lines, risk_text, when
+from hub.core.people.password_reset import ResetMail
 from hub.i18n import gettext as _
 from hub.i18n import install_gettext, speaking
 
@@ -148,6 +150,25 @@ def invitation_message(invitation: InvitationMail, sender: str) -> EmailMessage:
             _ENV.get_template("email/invitation.txt").render(values),
             _ENV.get_template("email/invitation.html").render(values),
             f"invitation.{invitation.invitation_id}",
+        )
+
+
+def password_reset_message(
+    mail: ResetMail, url: str, language: str, sender: str, *, ttl_minutes: int
+) -> EmailMessage:
+    recipient = Recipient(
+        user_id=mail.user_id, email=mail.email, display_name=mail.display_name, language=language
+    )
+    with speaking(language):
+        values = {"mail": mail, "url": url, "lang": language, "minutes": ttl_minutes}
+        return _message(
+            _("Reset your LineUp Hub password"),
+            sender,
+            recipient,
+            _ENV.get_template("email/password_reset.txt").render(values),
+            _ENV.get_template("email/password_reset.html").render(values),
+            # Each link is its own mail: a second request must not read as a resend.
+            f"password-reset.{hashlib.sha256(url.encode()).hexdigest()[:24]}",
         )
 
 

@@ -1,5 +1,6 @@
 """What happens to a person's account — sign-ins, failed attempts, sign-outs, personal API
-tokens created and revoked — recorded in the event log of each workspace they belong to.
+tokens created and revoked, passwords changed or reset — recorded in the event log of each
+workspace they belong to.
 
 An account has no log of its own, and a second store beside the workspace logs would give
 the audit trail two sources to merge and to disagree. Appending the fact to each of the
@@ -30,7 +31,17 @@ SIGN_IN_FAILED = "account.sign_in_failed"
 SIGNED_OUT = "account.signed_out"
 TOKEN_CREATED = "account.token_created"
 TOKEN_REVOKED = "account.token_revoked"
-ACCOUNT_EVENT_TYPES = (SIGNED_IN, SIGN_IN_FAILED, SIGNED_OUT, TOKEN_CREATED, TOKEN_REVOKED)
+PASSWORD_CHANGED = "account.password_changed"
+PASSWORD_RESET = "account.password_reset"
+ACCOUNT_EVENT_TYPES = (
+    SIGNED_IN,
+    SIGN_IN_FAILED,
+    SIGNED_OUT,
+    TOKEN_CREATED,
+    TOKEN_REVOKED,
+    PASSWORD_CHANGED,
+    PASSWORD_RESET,
+)
 
 ANONYMOUS = "anonymous"
 
@@ -74,6 +85,17 @@ async def record_token_change(
     audit_logger.info("%s: user %s token %s from %s", kind, user.id, token_id, address or "unknown")
     await _record(
         user, kind, actor=_actor(user), tokenId=token_id, name=name, address=address, via=via
+    )
+
+
+async def record_password_change(
+    user: User, kind: str, *, address: str | None, via: str, sessions_ended: int
+) -> None:
+    """``kind``: ``PASSWORD_CHANGED`` (knowing the old one) or ``PASSWORD_RESET`` (through a
+    mailed link); how many sessions it ended. Never the password itself."""
+    audit_logger.info("%s: user %s from %s via %s", kind, user.id, address or "unknown", via)
+    await _record(
+        user, kind, actor=_actor(user), address=address, via=via, sessionsEnded=sessions_ended
     )
 
 

@@ -9,6 +9,7 @@ workspace goes through ``require_membership``, which answers "not found" rather 
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
+from typing import Any
 
 from tortoise.exceptions import IntegrityError
 from tortoise.transactions import in_transaction
@@ -17,11 +18,12 @@ from hub.core.errors import Conflict, Forbidden, InvalidInput, NotFound, Unautho
 from hub.core.ids import could_be_an_id, new_id
 from hub.core.people.account_events import TOKEN_CREATED, TOKEN_REVOKED, record_token_change
 from hub.core.people.credentials import hash_password, hash_token, new_token, verify_password
+from hub.core.people.passwords import require_strong
 from hub.core.people.signup import Signup, check_admission
 from hub.core.store.models import ApiToken, Membership, Role, User, Workspace
+from hub.protocol.clock import iso
 
 API_TOKEN_PREFIX = "lu_pat"
-MIN_PASSWORD_LENGTH = 8
 LAST_USED_PRECISION = timedelta(minutes=1)
 
 
@@ -62,7 +64,8 @@ async def create_user(
     an invitation link); None when the operator creates the account (``lineup user create``).
     """
     email = normalise_email(email)
-    check_password_strength(password)
+    if password is not None:
+        require_strong(password)
     display_name = (display_name or email.split("@")[0]).strip()[:200]
     try:
         async with in_transaction():
@@ -84,13 +87,6 @@ async def create_user(
             hint="Log in instead, or use another address.",
         ) from None
     return user, workspace
-
-
-def check_password_strength(password: str | None) -> None:
-    if password is not None and len(password) < MIN_PASSWORD_LENGTH:
-        raise InvalidInput(
-            f"A password needs at least {MIN_PASSWORD_LENGTH} characters.", code="weak_password"
-        )
 
 
 async def authenticate(email: str, password: str) -> User:
@@ -139,6 +135,38 @@ async def create_api_token(
         user, TOKEN_CREATED, token_id=token.id, name=token.name, address=address, via=via
     )
     return token, secret
+
+
+def token_view(token: ApiToken) -> dict[str, Any]:
+    """A token as the API, the pages and the command line list it: never its secret."""
+    return {
+        "id": token.id,
+        "name": token.name,
+        "createdAt": iso(token.created_at),
+        "lastUsedAt": iso(token.last_used_at),
+        "revokedAt": iso(token.revoked_at),
+    }
+
+
+async def active_tokens(user: User) -> list[ApiToken]:
+    """The person's tokens that still work, oldest first."""
+    return await ApiToken.filter(user_id=user.id, revoked_at=None).order_by("created_at", "id")
+
+
+async def token_owner(token_id: str) -> User:
+    """Whose active token ``token_id`` is (for the operator, who revokes by id alone)."""
+    token = (
+        await ApiToken.filter(id=token_id, revoked_at=None).first()
+        if could_be_an_id(token_id)
+        else None
+    )
+    if token is None:
+        raise NotFound(
+            f"No active token {token_id}.",
+            code="token_not_found",
+            hint="List a person's tokens with `lineup token list EMAIL`.",
+        )
+    return await User.get(id=token.user_id)
 
 
 async def user_for_token(secret: str) -> User:

@@ -13,8 +13,8 @@ from typing import Any
 from tortoise.transactions import in_transaction
 
 from hub.core.errors import Conflict, Forbidden
-from hub.core.people.accounts import check_password_strength
-from hub.core.people.credentials import hash_password
+from hub.core.people import passwords
+from hub.core.people.account_events import PASSWORD_RESET
 from hub.core.people.sessions import end_sessions
 from hub.core.store.models import User
 from hub.protocol.clock import iso, utcnow
@@ -46,15 +46,10 @@ def ensure_admin(user: User) -> None:
 
 async def set_password(user: User, password: str) -> None:
     """Give ``user`` a (temporary) password and end their sessions: whoever held the old
-    one is signed out everywhere."""
-    check_password_strength(password)
-    async with in_transaction() as connection:
-        await (
-            User.filter(id=user.id)
-            .using_db(connection)
-            .update(password_hash=hash_password(password))
-        )
-        await end_sessions(user.id, connection=connection)
+    one is signed out everywhere. Recorded as a reset, by the operator."""
+    await passwords.set_password(
+        user, password, keep_session=None, address=None, via="operator", kind=PASSWORD_RESET
+    )
 
 
 async def set_disabled(user: User, disabled: bool) -> User:

@@ -65,6 +65,10 @@ class User(Model):
     is_admin = fields.BooleanField(default=False, db_default=False)
     # Set: the person can no longer sign in, and their sessions and API tokens open nothing.
     disabled_at = fields.DatetimeField(null=True)
+    # Two-factor sign-in (hub.core.people.two_factor): the TOTP secret once confirmed, and
+    # the last time step a code was accepted for, so a code is good once.
+    totp_secret = fields.CharField(max_length=64, null=True)
+    totp_last_step = fields.BigIntField(default=0, db_default=0)
     created_at = fields.DatetimeField(auto_now_add=True)
 
     class Meta:
@@ -133,6 +137,22 @@ class ApiToken(Model):
 
     class Meta:
         table = "api_token"
+
+
+class RecoveryCode(Model):
+    """One of a person's single-use codes for signing in without their authenticator."""
+
+    id = fields.CharField(max_length=40, primary_key=True)
+    user: fields.ForeignKeyRelation[User] = fields.ForeignKeyField(
+        "models.User", related_name="recovery_codes", on_delete=fields.CASCADE
+    )
+    user_id: str
+    code_hash = fields.CharField(max_length=64)
+    created_at = fields.DatetimeField(auto_now_add=True)
+
+    class Meta:
+        table = "totp_recovery_code"
+        unique_together = (("user", "code_hash"),)
 
 
 class UserSession(Model):

@@ -197,6 +197,10 @@ class MeAnswer(ApiModel):
     authenticated_by: str
 
 
+class PasswordChanged(ApiModel):
+    sessions_ended: int
+
+
 class SignedIn(ApiModel):
     user_id: str
     display_name: str

@@ -16,22 +16,26 @@ from hub.core.errors import Unauthorized
 from hub.core.people import invitations
 from hub.core.people.account_events import record_failed_sign_in
 from hub.core.people.accounts import (
+    active_tokens,
     authenticate,
     create_api_token,
     create_user,
     revoke_api_token,
+    token_view,
     workspaces_of,
 )
+from hub.core.people.passwords import change_password
 from hub.core.people.ratelimit import FailureLimiter
 from hub.core.people.signup import Signup
-from hub.core.store.models import ApiToken, User
+from hub.core.people.two_factor import check_code, is_on
+from hub.core.store.models import User
 from hub.host.client_address import client_address
-from hub.host.identity import current_caller, end_session, start_session
+from hub.host.identity import current_caller, end_session, session_signed_in, start_session
 from hub.host.settings import settings_of
-from hub.protocol.clock import iso
 from hub.web.api.answers import (
     MeAnswer,
     NewTokenAnswer,
+    PasswordChanged,
     Registered,
     SignedIn,
     TokenAnswer,
@@ -65,6 +69,16 @@ async def check_password(email: str, password: str, *, via: str) -> User:
         raise
 
 
+async def check_second_factor(user: User, code: str, *, via: str) -> None:
+    """The code after the password, on the API and the pages alike: a wrong one is a failed
+    sign-in in the account's audit trail, as a wrong password is."""
+    try:
+        await check_code(user, code)
+    except Unauthorized:
+        await record_failed_sign_in(user.email, address=client_address(), via=via)
+        raise
+
+
 class Registration(ApiModel):
     email: str = Field(min_length=3, max_length=320)
     password: str = Field(min_length=1, max_length=1000)
@@ -80,20 +94,17 @@ class Registration(ApiModel):
 class Credentials(ApiModel):
     email: str = Field(min_length=1, max_length=320)
     password: str = Field(min_length=1, max_length=1000)
+    # With two-factor sign-in on: the authenticator's code, or a recovery code.
+    totp_code: str | None = Field(None, max_length=100)
+
+
+class PasswordChange(ApiModel):
+    current_password: str = Field(min_length=1, max_length=1000)
+    new_password: str = Field(min_length=1, max_length=1000)
 
 
 class NewToken(ApiModel):
     name: str = Field(min_length=1, max_length=200)
-
-
-def token_view(token: ApiToken) -> dict[str, Any]:
-    return {
-        "id": token.id,
-        "name": token.name,
-        "createdAt": iso(token.created_at),
-        "lastUsedAt": iso(token.last_used_at),
-        "revokedAt": iso(token.revoked_at),
-    }
 
 
 @blueprint.post("/auth/register")
@@ -127,8 +138,19 @@ async def register(body: Registration) -> tuple[dict[str, Any], int]:
 @security_scheme([])
 @json_body(Credentials, public=True)
 async def login(body: Credentials) -> dict[str, Any]:
-    """Sign in with email and password: sets the session cookie."""
+    """Sign in with email and password: sets the session cookie. With two-factor sign-in
+    on, a request without ``totpCode`` is refused with ``totp_required``: send it again
+    with the code (or a recovery code)."""
     user = await check_password(body.email, body.password, via="api")
+    if is_on(user):
+        if not body.totp_code:
+            raise Unauthorized(
+                "This account signs in with a code as well.",
+                code="totp_required",
+                hint="Send the request again with totpCode: the code your authenticator "
+                "app shows, or a recovery code.",
+            )
+        await check_second_factor(user, body.totp_code, via="api")
     await start_session(user, via="api")
     workspaces = await workspaces_of(user)
     return {
@@ -159,6 +181,25 @@ async def me() -> dict[str, Any]:
     }
 
 
+@blueprint.post("/me/password")
+@document_response(PasswordChanged)
+@json_body(PasswordChange)
+async def password(body: PasswordChange) -> dict[str, Any]:
+    """Change your password, giving the current one; it ends your other sessions (the one
+    asking stays signed in; with a token, every session ends). Tokens stay valid."""
+    caller = await current_caller()
+    signed_in = await session_signed_in() if caller.by_session else None
+    ended = await change_password(
+        caller.user,
+        body.current_password,
+        body.new_password,
+        keep_session=signed_in.session_id if signed_in else None,
+        address=client_address(),
+        via="api",
+    )
+    return {"sessionsEnded": ended}
+
+
 @blueprint.post("/auth/tokens")
 @document_response(NewTokenAnswer, 201)
 @json_body(NewToken)
@@ -176,10 +217,7 @@ async def create_token(body: NewToken) -> tuple[dict[str, Any], int]:
 async def list_tokens() -> dict[str, Any]:
     """Your tokens that still work (never the secrets)."""
     caller = await current_caller()
-    tokens = await ApiToken.filter(user_id=caller.user.id, revoked_at=None).order_by(
-        "created_at", "id"
-    )
-    return {"tokens": [token_view(t) for t in tokens]}
+    return {"tokens": [token_view(t) for t in await active_tokens(caller.user)]}
 
 
 @blueprint.post("/auth/tokens/<token_id>/revoke")

@@ -25,6 +25,7 @@ from hub.web.pages import (
     inbox,
     interactions,
     members,
+    password_reset,
     policy_rules,
     push_devices,
     pwa,
@@ -33,6 +34,7 @@ from hub.web.pages import (
     settings,
     tasks,
     telegram_link,
+    two_factor,
 )
 from hub.web.pages.error_messages import for_person, for_scripts
 
@@ -49,10 +51,12 @@ for area in (
     settings,
     members,
     hub_accounts,
+    password_reset,
     policy_rules,
     push_devices,
     pwa,
     telegram_link,
+    two_factor,
 ):
     pages.register_blueprint(area.blueprint)
 

@@ -17,7 +17,7 @@ from hub.core.agents.registry import MAX_NAME_LENGTH
 from hub.core.agents.remote import MAX_SECRET_LENGTH
 from hub.core.errors import HubError
 from hub.core.notify.push_subscriptions import MAX_DEVICES
-from hub.core.people.accounts import MIN_PASSWORD_LENGTH
+from hub.core.people.passwords import MIN_PASSWORD_LENGTH
 from hub.core.work.conversations import MAX_AGENTS_PER_CONVERSATION, MAX_TITLE_LENGTH
 from hub.core.work.messages import MAX_CONTENT_LENGTH
 from hub.core.work.tasks import MAX_DESCRIPTION_LENGTH, MAX_REASON_LENGTH
@@ -106,6 +106,42 @@ MESSAGES: dict[str, tuple[str, str | None]] = {
     "last_admin": (
         N_("This is the hub's only admin."),
         N_("Nobody could manage accounts after this; keep it enabled."),
+    ),
+    "wrong_password": (
+        N_("The current password is not right; nothing was changed."),
+        N_("Type the password you sign in with now."),
+    ),
+    "passwords_differ": (
+        N_("The new password and its repetition differ; nothing was changed."),
+        N_("Type the same new password twice."),
+    ),
+    "password_rate_limited": (
+        N_("Too many wrong current passwords; try again in %(retryAfterS)s seconds."),
+        N_("Wait a little, and check the current password before trying again."),
+    ),
+    "reset_link_invalid": (
+        N_("This reset link is not valid: it expired, was used already, or was never made here."),
+        N_("Ask for a new link on the sign-in page (Forgot your password?)."),
+    ),
+    "reset_rate_limited": (
+        N_("Too many reset requests; try again in %(retryAfterS)s seconds."),
+        N_("Check your mailbox (and its spam folder) for the mails already sent."),
+    ),
+    "bad_totp_code": (
+        N_("That code is not right, or was used already."),
+        N_("Type the 6 digits your authenticator app shows now, or one of your recovery codes."),
+    ),
+    "totp_required": (
+        N_("This account signs in with a code as well."),
+        N_("Type the code your authenticator app shows, or a recovery code."),
+    ),
+    "totp_already_on": (
+        N_("Two-factor sign-in is on already."),
+        N_("Turn it off first to use another authenticator."),
+    ),
+    "totp_rate_limited": (
+        N_("Too many wrong codes; try again in %(retryAfterS)s seconds."),
+        N_("Wait for the next code, and check the app's clock."),
     ),
     "login_rate_limited": (
         N_("Too many failed logins; try again in %(retryAfterS)s seconds."),

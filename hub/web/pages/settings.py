@@ -1,4 +1,4 @@
-"""Settings (spec §6): language, time zone, notifications, personal API tokens.
+"""Settings (spec §6): language, time zone, notifications, password, personal API tokens.
 
 Language and time zone are kept in the session (how this person reads the hub in this
 browser) and in the person's notification preferences (``hub.core.notify.preferences``), so
@@ -34,14 +34,17 @@ from hub.core.errors import HubError
 from hub.core.notify.channel_accounts import linked_surfaces
 from hub.core.notify.preferences import get_preferences, surfaces, update_preferences
 from hub.core.people.accounts import create_api_token, revoke_api_token
+from hub.core.people.passwords import change_password
+from hub.core.people.two_factor import is_on, provisioning_uri, recovery_codes_left
 from hub.core.store.models import ApiToken, Membership, Role, User
 from hub.host.client_address import client_address
+from hub.host.identity import session_signed_in
 from hub.web.pages.error_messages import for_person, said
 from hub.web.pages.i18n import LANGUAGES, time_zone_names, valid_time_zone
 from hub.web.pages.i18n import gettext as _
 from hub.web.pages.push_devices import push_context
 from hub.web.pages.session import current_user, login_required
-from hub.web.pages.telegram_link import telegram_section
+from hub.web.pages.telegram_link import qr_svg, telegram_section
 from hub.web.pages.workspace import frame_for
 
 
@@ -166,6 +169,43 @@ async def notifications(workspace_id: str) -> Any:
     return redirect(url_for("pages.settings.show", workspace_id=workspace_id))
 
 
+@blueprint.post("/w/<workspace_id>/settings/password")
+@login_required
+async def password(workspace_id: str) -> Any:
+    user = await current_user()
+    signed_in = await session_signed_in()
+    assert user is not None and signed_in is not None
+    await frame_for(user, workspace_id)
+    form = await request.form
+    if form.get("new_password", "") != form.get("repeat_password", ""):
+        return await render_settings(
+            workspace_id,
+            status=422,
+            password_error={
+                "code": "passwords_differ",
+                "message": _("The new password and its repetition differ; nothing was changed."),
+                "hint": _("Type the same new password twice."),
+            },
+        )
+    try:
+        ended = await change_password(
+            user,
+            form.get("current_password", ""),
+            form.get("new_password", ""),
+            keep_session=signed_in.session_id,
+            address=client_address(),
+            via="web",
+        )
+    except HubError as error:
+        return await render_settings(
+            workspace_id, status=error.status, password_error=for_person(error)
+        )
+    await flash(
+        _("Password changed. Your other sessions were signed out (%(count)s).", count=ended)
+    )
+    return redirect(url_for("pages.settings.show", workspace_id=workspace_id))
+
+
 @blueprint.post("/w/<workspace_id>/settings/tokens")
 @login_required
 async def create_token(workspace_id: str) -> Any:
@@ -232,6 +272,31 @@ def _mails_kept_here() -> bool:
     return isinstance(channel, EmailChannel) and channel.files is not None
 
 
+SESSION_TOTP_SETUP = "totp_setup"
+
+
+async def two_factor_section(
+    user: User, *, error: dict[str, Any] | None = None, recovery_codes: list[str] | None = None
+) -> dict[str, Any]:
+    """Settings → Two-factor sign-in: on or off, the secret being set up (kept in this
+    browser's session until a first code confirms it), recovery codes just made."""
+    pending = session.get(SESSION_TOTP_SETUP)
+    setup = None
+    if not is_on(user) and isinstance(pending, dict) and pending.get("user") == user.id:
+        secret = str(pending["secret"])
+        setup = {
+            "secret": " ".join(secret[i : i + 4] for i in range(0, len(secret), 4)),
+            "qr": qr_svg(provisioning_uri(secret, user.email)),
+        }
+    return {
+        "on": is_on(user),
+        "codes_left": await recovery_codes_left(user) if is_on(user) else 0,
+        "setup": setup,
+        "error": error,
+        "recovery_codes": recovery_codes,
+    }
+
+
 def _local_now(zone: str) -> str:
     return datetime.now(UTC).astimezone(ZoneInfo(zone)).strftime("%H:%M")
 
@@ -242,6 +307,8 @@ async def render_settings(
     status: int = 200,
     error: dict[str, Any] | None = None,
     notify_error: dict[str, Any] | None = None,
+    password_error: dict[str, Any] | None = None,
+    two_factor: dict[str, Any] | None = None,
     new_token: dict[str, str] | None = None,
     rule_error: dict[str, Any] | None = None,
     rule_form: dict[str, Any] | None = None,
@@ -264,6 +331,8 @@ async def render_settings(
         preferences=preferences,
         notification_surfaces=await notification_surfaces(user.id, preferences),
         notify_error=notify_error,
+        password_error=password_error,
+        two_factor=two_factor or await two_factor_section(user),
         notify_zone_now=_local_now(preferences["timezone"]),
         telegram=await telegram_section(user.id),
         new_token=new_token,

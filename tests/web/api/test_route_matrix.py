@@ -52,11 +52,17 @@ PUBLIC = {
     "/manifest.webmanifest",
     "/service-worker.js",
     "/offline",
+    # Forgot your password?: asks nothing of anyone, the reset link's token is the credential
+    # (tests/web/pages/test_password_reset.py).
+    "/login/code",  # finishes a sign-in the session holds a right password for
+    "/password/forgot",
+    "/password/reset/<token>",
     "/join/<token>",  # an invitation link: the token is the credential (tests/core/test_members.py)
 }
 # Routes about the caller rather than a workspace: another person reaches their own data.
 CALLER_SCOPED = {
     "/api/v1/me",
+    "/api/v1/me/password",
     "/api/v1/workspaces",
     "/api/v1/auth/tokens",
     "/api/v1/me/channels",

@@ -66,3 +66,46 @@ async def test_a_token_is_shown_once_and_can_be_revoked(browser) -> None:  # typ
         "/api/v1/workspaces", headers={"Authorization": f"Bearer {secret.group(1)}"}
     )
     assert api.status_code == 401
+
+
+async def test_the_password_form_changes_it_and_signs_out_other_browsers(app, browser) -> None:  # type: ignore[no-untyped-def]
+    from hub.core.people.passwords import CURRENT_PASSWORD_FAILURES
+    from hub.core.store.models import User
+    from tests.web.pages.conftest import PASSWORD, Browser
+
+    CURRENT_PASSWORD_FAILURES.reset()
+    ada = await browser("Ada")
+    email = (await User.get(id=ada.user_id)).email
+    other = Browser(app.test_client(), ada.user_id, ada.workspace_id)
+    response = await other.post("/login", {"email": email, "password": PASSWORD})
+    assert response.status_code == 302
+
+    differ = await ada.post(
+        ada.w("/settings/password"),
+        {"current_password": PASSWORD, "new_password": "new pass 1", "repeat_password": "x"},
+        token_from=ada.w("/settings"),
+    )
+    assert differ.status_code == 422
+    assert "passwords_differ" in await differ.get_data(as_text=True)
+    wrong = await ada.post(
+        ada.w("/settings/password"),
+        {"current_password": "nope", "new_password": "new pass 1", "repeat_password": "new pass 1"},
+        token_from=ada.w("/settings"),
+    )
+    assert wrong.status_code == 403
+    assert "wrong_password" in await wrong.get_data(as_text=True)
+    assert (await other.page(ada.w("/settings")))[0] == 200
+
+    changed = await ada.post(
+        ada.w("/settings/password"),
+        {
+            "current_password": PASSWORD,
+            "new_password": "new pass 1",
+            "repeat_password": "new pass 1",
+        },
+        token_from=ada.w("/settings"),
+    )
+    assert changed.status_code == 302
+    status, html = await ada.page(ada.w("/settings"))
+    assert status == 200 and "Password changed" in html
+    assert (await other.page(ada.w("/settings")))[0] == 302  # sent to the login page
