@@ -58,15 +58,14 @@ def build_parser() -> argparse.ArgumentParser:
     ).set_defaults(command="restored")
 
     backup_words = (
-        "write the database, the secret key and the VAPID keys into one file, while "
-        "the hub serves (example: lineup backup /backups/hub-$(date +%%F).tar.gz)"
+        "write the database, the secret key and the VAPID keys into one file, while the hub serves"
     )
     backup = sub.add_parser("backup", help=backup_words, description=backup_words)
     backup.add_argument("file", help="the archive to write (mode 0600: it holds keys)")
     backup.set_defaults(command="backup")
     restore_words = (
         "with the hub stopped, put a backup of this hub version back and start a new "
-        "log epoch, so agents and browsers resync (example: lineup restore hub.tar.gz)"
+        "log epoch, so agents and browsers resync"
     )
     restore = sub.add_parser("restore", help=restore_words, description=restore_words)
     restore.add_argument("file", help="an archive `lineup backup` wrote")
