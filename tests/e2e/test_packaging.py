@@ -7,8 +7,11 @@ copies, installed into a fresh venv under constraints.txt, and started with the 
 entrypoint against the run's real PostgreSQL. Another fresh venv gets what an agent's
 machine gets, the package without the server extra, and must still run ``lineup agent``.
 
-pip resolves as it does everywhere on this machine (its configured indexes and its cache);
-nothing here reaches past what ``make .venv/.installed`` already fetched.
+The one difference from the image: where pip finds the dependencies. The image asks PyPI;
+here pip gets ``--no-index --find-links`` on wheels packed from this test environment
+(tests/e2e/wheelhouse.py), so the install is offline, and it still goes through
+constraints.txt, which must then match what the tests run with. The wheel is built with this
+environment's setuptools (``--no-build-isolation``) for the same reason.
 """
 
 from __future__ import annotations
@@ -29,6 +32,7 @@ from pathlib import Path
 import pytest
 
 from hub.testing import free_port
+from tests.e2e.wheelhouse import build_wheelhouse
 
 ROOT = Path(__file__).resolve().parents[2]
 DOCKERFILE = (ROOT / "Dockerfile").read_text()
@@ -36,6 +40,8 @@ CONSTRAINTS = ROOT / "constraints.txt"
 # Building and installing a venv takes a while on a shared machine; everything else is quick.
 INSTALL_TIMEOUT_S = 240
 pytestmark = pytest.mark.timeout(INSTALL_TIMEOUT_S + 120)
+# The Dockerfile's `pip wheel --no-deps`, with this environment's setuptools.
+BUILD_OFFLINE = ["--no-deps", "--no-build-isolation"]
 
 
 def _dockerfile_json(instruction: str) -> list[str]:
@@ -87,7 +93,7 @@ def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
         )
     wheels = tmp_path_factory.mktemp("wheels")
     _run(
-        [sys.executable, "-m", "pip", "wheel", "--no-deps", "--wheel-dir", str(wheels), "."],
+        [sys.executable, "-m", "pip", "wheel", *BUILD_OFFLINE, "--wheel-dir", wheels, "."],
         cwd=source,
         env=_without_the_test_venv(),
     )
@@ -111,33 +117,39 @@ class Installed:
         )  # type: ignore[call-overload]
 
 
-def _install(bin_dir: Path, requirement: str) -> Installed:
+@pytest.fixture(scope="module")
+def wheelhouse(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """What the image's extras need, as installed here (a superset of the SDK's needs)."""
+    house = tmp_path_factory.mktemp("wheelhouse")
+    build_wheelhouse("lineup-hub", set(EXTRAS.split(",")), house)
+    return house
+
+
+def _install(bin_dir: Path, requirement: str, wheelhouse: Path) -> Installed:
+    """The Dockerfile's ``pip install --constraint``, its packages from ``wheelhouse``."""
+    offline = ["--no-index", "--find-links", wheelhouse]
+    pip = [bin_dir / "python", "-m", "pip", "install", "--quiet"]
     _run(
-        [
-            str(bin_dir / "python"),
-            "-m",
-            "pip",
-            "install",
-            "--quiet",
-            "-c",
-            CONSTRAINTS,
-            requirement,
-        ],
+        [*pip, *offline, "--constraint", CONSTRAINTS, requirement],
         env=_without_the_test_venv(),
     )
     return Installed(bin_dir)
 
 
 @pytest.fixture(scope="module")
-def image(wheel: Path, tmp_path_factory: pytest.TempPathFactory) -> Installed:
+def image(wheel: Path, wheelhouse: Path, tmp_path_factory: pytest.TempPathFactory) -> Installed:
     """The image's second stage: the wheel with the Dockerfile's extras, under the pins."""
-    return _install(_fresh_venv(tmp_path_factory.mktemp("image") / "venv"), f"{wheel}[{EXTRAS}]")
+    venv = _fresh_venv(tmp_path_factory.mktemp("image") / "venv")
+    return _install(venv, f"{wheel}[{EXTRAS}]", wheelhouse)
 
 
 @pytest.fixture(scope="module")
-def agent_machine(wheel: Path, tmp_path_factory: pytest.TempPathFactory) -> Installed:
+def agent_machine(
+    wheel: Path, wheelhouse: Path, tmp_path_factory: pytest.TempPathFactory
+) -> Installed:
     """An agent's machine: the package alone, none of the server's dependencies."""
-    return _install(_fresh_venv(tmp_path_factory.mktemp("agent") / "venv"), str(wheel))
+    venv = _fresh_venv(tmp_path_factory.mktemp("agent") / "venv")
+    return _install(venv, str(wheel), wheelhouse)
 
 
 def _get(url: str) -> tuple[int, dict[str, object]]:
