@@ -17,6 +17,8 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from importlib.metadata import version
 from typing import TYPE_CHECKING, Any
 
+from hub.log_format import configure_logging
+
 # The server's modules are imported where a command needs them: an agent's machine has the
 # SDK's dependencies only, and `lineup agent ...` must run there (docs/sdk.md).
 if TYPE_CHECKING:
@@ -71,6 +73,21 @@ def build_parser() -> argparse.ArgumentParser:
         help="after restoring a database backup: start a new epoch of every workspace's log, "
         "so agents and browsers resync instead of skipping events",
     ).set_defaults(command="restored")
+
+    backup_words = (
+        "write the database, the secret key and the VAPID keys into one file, while "
+        "the hub serves (example: lineup backup /backups/hub-$(date +%%F).tar.gz)"
+    )
+    backup = sub.add_parser("backup", help=backup_words, description=backup_words)
+    backup.add_argument("file", help="the archive to write (mode 0600: it holds keys)")
+    backup.set_defaults(command="backup")
+    restore_words = (
+        "with the hub stopped, put a backup of this hub version back and start a new "
+        "log epoch, so agents and browsers resync (example: lineup restore hub.tar.gz)"
+    )
+    restore = sub.add_parser("restore", help=restore_words, description=restore_words)
+    restore.add_argument("file", help="an archive `lineup backup` wrote")
+    restore.set_defaults(command="restore")
 
     user = sub.add_parser("user", help="manage people").add_subparsers(dest="action", required=True)
     create_user = user.add_parser("create", help="create a person and a personal workspace")
@@ -231,9 +248,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         # Agent-side commands run on an agent's machine: nothing of the hub's to set up there.
         hub_side = args.command not in _AGENT_SIDE
         settings = load_settings(hub_side=hub_side, **overrides)
-        logging.basicConfig(
-            level=settings.log_level, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
-        )
+        configure_logging(settings.log_level, settings.log_format)
         return asyncio.run(_COMMANDS[args.command](args, settings))
     except HubError as error:
         print(f"error [{error.code}]: {error.message}\n  next: {error.hint}", file=sys.stderr)
@@ -245,9 +260,10 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _run_sdk_only(args: argparse.Namespace) -> int:
     import os
 
-    logging.basicConfig(
-        level=os.environ.get("LINEUP_LOG_LEVEL", "INFO").upper(),
-        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
+    # Read as the hub reads them, without its settings module (which needs the server).
+    configure_logging(
+        os.environ.get("LINEUP_LOG_LEVEL", "INFO").upper(),
+        os.environ.get("LINEUP_LOG_FORMAT", "text"),
     )
     try:
         return asyncio.run(_SDK_COMMANDS[args.command](args))
@@ -284,6 +300,31 @@ async def _restored(args: argparse.Namespace, settings: Settings) -> int:
     async with database(settings.resolved_database_url):
         count = await start_new_epochs()
     print(f"new log epoch for {count} workspace(s): connected clients will resync")
+    return 0
+
+
+@command("backup")
+async def _backup(args: argparse.Namespace, settings: Settings) -> int:
+    from pathlib import Path
+
+    from hub.host.backups import backup
+
+    manifest = await backup(settings, Path(args.file))
+    print(f"backup of LineUp Hub {manifest.hub_version} ({manifest.migration}) in {args.file}")
+    return 0
+
+
+@command("restore")
+async def _restore(args: argparse.Namespace, settings: Settings) -> int:
+    from pathlib import Path
+
+    from hub.host.backups import restore
+
+    manifest, epochs = await restore(settings, Path(args.file))
+    print(
+        f"restored the backup of LineUp Hub {manifest.hub_version}; new log epoch for "
+        f"{epochs} workspace(s): agents and browsers will resync"
+    )
     return 0
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 import secrets
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 from pydantic_settings import (
@@ -73,7 +73,10 @@ class Settings(BaseSettings):
         "sets them, 1; never more than the proxies you run, or a client can pick its address.",
     )
     heartbeat_interval_s: float = Field(
-        25.0, gt=0, description="How often agents send a heartbeat; two missed mean offline."
+        25.0,
+        gt=0,
+        description="How often agents send a heartbeat; two missed mean offline "
+        "(a closed socket means offline at once).",
     )
     agent_grace_period_s: float = Field(
         900.0,
@@ -166,6 +169,16 @@ class Settings(BaseSettings):
         "client's last request ends.",
     )
     log_level: str = Field("INFO", description="Python logging level.")
+    log_format: Literal["text", "json"] = Field(
+        "text",
+        description="`text`: lines for a terminal. `json`: one object per line (`time`, "
+        "`level`, `logger`, `message`, `requestId`) for a log collector.",
+    )
+    metrics_token: str = Field(
+        "",
+        description="Empty: `/metrics` is open to whoever reaches the hub. Set: a scraper "
+        "must send `Authorization: Bearer <token>`.",
+    )
 
     @classmethod
     def settings_customise_sources(

@@ -28,6 +28,7 @@ from hub.core.log.relay import PostgresRelay
 from hub.core.log.watch import LOG_WATCH_PERIOD_S, LogWatch
 from hub.core.store.database import close_database, open_database
 from hub.host import (
+    access,
     client_address,
     errors,
     headers,
@@ -54,11 +55,14 @@ def create_app(settings: Settings | None = None, **overrides: Any) -> Quart:
             settings.secret_key,
             settings.telegram_bot_token,
             settings.telegram_webhook_secret,
+            settings.metrics_token,
             *log_redaction.secrets_in_url(settings.smtp_url),
         ]
     )
     DEFAULT_BUS.queue_size = settings.subscriber_queue_size
 
+    # First: its request id and clock must be set before any other hook can refuse.
+    access.init_app(app)
     errors.init_app(app)
     headers.init_app(app)
     path_ids.init_app(app)

@@ -1,42 +1,22 @@
-"""Liveness (``/healthz``) and Prometheus metrics (``/metrics``)."""
+"""Liveness (``/healthz``) and Prometheus metrics (``/metrics``).
+
+``/metrics`` is open unless ``LINEUP_METRICS_TOKEN`` is set; then a scraper sends it as a
+bearer token (Prometheus: ``authorization: {credentials: …}`` in the scrape config).
+"""
 
 from __future__ import annotations
 
-from prometheus_client import (
-    CONTENT_TYPE_LATEST,
-    CollectorRegistry,
-    Counter,
-    Gauge,
-    generate_latest,
-)
-from quart import Blueprint, Quart, Response
+import hmac
+
+from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
+from quart import Blueprint, Quart, Response, current_app, request
 from tortoise import connections
 
-from hub.core.errors import Unavailable
-from hub.core.log.bus import DEFAULT_BUS, PublishedEvent
+from hub.core.errors import Unauthorized, Unavailable
+from hub.host import metrics as hub_metrics
+from hub.host.settings import settings_of
 
 blueprint = Blueprint("health", __name__)
-
-REGISTRY = CollectorRegistry()
-EVENTS_PUBLISHED = Counter(
-    "lineup_events_published",
-    "Events committed to the log and published.",
-    ["type"],
-    registry=REGISTRY,
-)
-LIVE_SUBSCRIBERS = Gauge(
-    "lineup_live_subscribers",
-    "Live event subscribers (agent and client sockets).",
-    registry=REGISTRY,
-)
-LIVE_SUBSCRIBERS.set_function(lambda: DEFAULT_BUS.subscriber_count())
-
-
-def _count(event: PublishedEvent) -> None:
-    EVENTS_PUBLISHED.labels(type=event.type).inc()
-
-
-DEFAULT_BUS.add_listener(_count)
 
 
 @blueprint.get("/healthz")
@@ -50,7 +30,13 @@ async def healthz() -> dict[str, str]:
 
 @blueprint.get("/metrics")
 async def metrics() -> Response:
-    return Response(generate_latest(REGISTRY), content_type=CONTENT_TYPE_LATEST)
+    token = settings_of(current_app).metrics_token
+    if token:
+        sent = request.headers.get("Authorization", "").removeprefix("Bearer ").strip()
+        if not hmac.compare_digest(sent.encode(), token.encode()):
+            raise Unauthorized("The metrics need the bearer token set in LINEUP_METRICS_TOKEN.")
+    await hub_metrics.refresh()
+    return Response(generate_latest(hub_metrics.REGISTRY), content_type=CONTENT_TYPE_LATEST)
 
 
 def init_app(app: Quart) -> None:

@@ -33,7 +33,7 @@ async def test_serve_answers_health_and_metrics(database_url: str, tmp_path: Pat
         status, body = get(hub.url + "/healthz")
         assert status == 200 and json.loads(body) == {"status": "ok"}
         status, body = get(hub.url + "/metrics")
-        assert status == 200 and "lineup_live_subscribers" in body
+        assert status == 200 and "lineup_agents_connected" in body
     assert hub.process is not None and hub.process.returncode == 0
 
 

@@ -21,7 +21,7 @@ async def test_healthz_and_metrics(db: str, tmp_path: Path, workspace: Workspace
     assert response.status_code == 200 and await response.get_json() == {"status": "ok"}
     await append_event(workspace.id, "note.added", {}, actor="system")
     metrics = await (await client.get("/metrics")).get_data(as_text=True)
-    assert 'lineup_events_published_total{type="note.added"}' in metrics
+    assert 'lineup_events_appended_total{family="note"}' in metrics
 
 
 async def test_unknown_paths_answer_in_the_error_shape(db: str, tmp_path: Path) -> None:

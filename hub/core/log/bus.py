@@ -267,6 +267,11 @@ class EventBus:
             return len(self._subscribers.get(workspace_id, ()))
         return sum(len(s) for s in self._subscribers.values())
 
+    def addressed_subscriber_count(self) -> int:
+        """Subscriptions for one agent each (an agent's socket); the rest follow a whole
+        workspace (a browser's socket, a feed)."""
+        return sum(len(s) for s in self._addressed.values())
+
     def _remove(self, subscription: Subscription) -> None:
         workspace_id = subscription.workspace_id
         _discard(self._subscribers, workspace_id, subscription)

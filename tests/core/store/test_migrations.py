@@ -44,7 +44,14 @@ async def test_models_and_migrations_agree() -> None:
     assert not changes, "models changed without a migration: run `make migrations NAME=...`"
 
 
-@pytest.mark.parametrize("older", MIGRATIONS[:-1])
+# Upgrading from the first schema runs every migration over data; from the last two, the
+# newest ones over data seeded where they start. A schema in between adds no migration that
+# these do not run (migrations never change once released), and each start costs a whole
+# chain (10-30 s on this machine), so they are not each a case.
+UPGRADE_STARTS = sorted({MIGRATIONS[0], *MIGRATIONS[-3:-1]})
+
+
+@pytest.mark.parametrize("older", UPGRADE_STARTS)
 async def test_upgrading_from_an_older_schema_keeps_the_data(
     older: str, tmp_path: Path, test_databases: TestDatabases
 ) -> None:
