@@ -3,20 +3,40 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 PYTEST_ARGS ?=
+# What serving installs: the hub and the channels it can deliver through (no test tools).
+SERVE_EXTRAS := server,email,telegram,push,a2a,mcp
+# The versions the tests ran with (`make constraints`); every install here and in the
+# Dockerfile is held to them.
+CONSTRAINTS := constraints.txt
 
-.PHONY: run test lint coding-clis axe-core test-sqlite test-postgres migrations clean chromium translations screenshots fuzz faults bench soak
+.PHONY: run test lint constraints coding-clis axe-core test-sqlite test-postgres migrations clean chromium translations screenshots fuzz faults bench soak
 
-# Reinstall when pyproject.toml changes; otherwise the stamp keeps `make` quick.
-$(VENV)/.installed: pyproject.toml
+# Reinstall when pyproject.toml or the pins change; otherwise the stamps keep `make` quick.
+# `.served` is the hub alone; `.installed` adds the test toolchain (and so serves too).
+$(VENV)/.served: pyproject.toml $(CONSTRAINTS)
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	$(BIN)/python -m pip install --quiet -c $(CONSTRAINTS) -e '.[$(SERVE_EXTRAS)]'
 	touch $@
 
+$(VENV)/.installed: pyproject.toml $(CONSTRAINTS)
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -c $(CONSTRAINTS) -e '.[dev]'
+	touch $(VENV)/.served $@
+
 ## run: set up and serve the hub on embedded SQLite under ./var (LINEUP_HOST, LINEUP_PORT,
-## LINEUP_DATABASE_URL are honoured)
-run: $(VENV)/.installed
+## LINEUP_DATABASE_URL are honoured); installs what serving needs, none of the test tools
+run: $(VENV)/.served
 	$(BIN)/lineup serve
+
+## constraints: pin constraints.txt to the test environment's versions (run `make test`
+## first, so the pins are versions the tests passed with; UPGRADE=1 first moves that
+## environment to the newest versions pyproject.toml allows)
+constraints: $(VENV)/.installed
+	$(if $(UPGRADE),$(BIN)/python -m pip install --quiet --upgrade -e '.[dev]')
+	{ echo "# The versions the tests ran with: \`make constraints\` writes this file."; \
+	  $(BIN)/python -m pip freeze --exclude-editable --exclude lineup-hub; } > $(CONSTRAINTS)
 
 ## test: lint, then every test on SQLite and on a throwaway PostgreSQL; the two suites run
 ## side by side (each mostly waits on sockets and timers), each one's output shown whole

@@ -15,13 +15,17 @@ import logging
 import signal
 import sys
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Sequence
-from typing import Any
+from importlib.metadata import version
+from typing import TYPE_CHECKING, Any
 
-from hub.config import Settings, load_settings, settings_table
-from hub.core.errors import HubError
 from hub.log_format import configure_logging
 
-Command = Callable[[argparse.Namespace, Settings], Awaitable[int]]
+# The server's modules are imported where a command needs them: an agent's machine has the
+# SDK's dependencies only, and `lineup agent ...` must run there (docs/sdk.md).
+if TYPE_CHECKING:
+    from hub.config import Settings
+
+Command = Callable[[argparse.Namespace, "Settings"], Awaitable[int]]
 _COMMANDS: dict[str, Command] = {}
 
 
@@ -33,10 +37,24 @@ def command(name: str) -> Callable[[Command], Command]:
     return register
 
 
+# Agent-side commands that read no setting: they run with the SDK's dependencies alone.
+SdkCommand = Callable[[argparse.Namespace], Awaitable[int]]
+_SDK_COMMANDS: dict[str, SdkCommand] = {}
+
+
+def sdk_command(name: str) -> Callable[[SdkCommand], SdkCommand]:
+    def register(function: SdkCommand) -> SdkCommand:
+        _SDK_COMMANDS[name] = function
+        return function
+
+    return register
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="lineup", description="LineUp Hub: supervise the AI agents you already run."
     )
+    parser.add_argument("--version", action="version", version=f"%(prog)s {version('lineup-hub')}")
     sub = parser.add_subparsers(dest="command", required=True)
 
     serve = sub.add_parser("serve", help="run the hub")
@@ -303,11 +321,23 @@ def _agent_connection_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
-_AGENT_SIDE = frozenset({"agent demo", "agent exec", "mcp", "config", "connect", "disconnect"})
+_AGENT_SIDE = frozenset({"mcp", "config"})
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    if args.command in _SDK_COMMANDS:
+        return _run_sdk_only(args)
+    try:
+        from hub.config import load_settings
+        from hub.core.errors import HubError
+    except ModuleNotFoundError as missing:
+        print(
+            f"error [server_not_installed]: {missing}\n"
+            "  next: install the hub with its server: pip install 'lineup-hub[server]'",
+            file=sys.stderr,
+        )
+        return 2
     try:
         overrides = {
             key: value
@@ -331,12 +361,28 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 130
 
 
+def _run_sdk_only(args: argparse.Namespace) -> int:
+    import os
+
+    # Read as the hub reads them, without its settings module (which needs the server).
+    configure_logging(
+        os.environ.get("LINEUP_LOG_LEVEL", "INFO").upper(),
+        os.environ.get("LINEUP_LOG_FORMAT", "text"),
+    )
+    try:
+        return asyncio.run(_SDK_COMMANDS[args.command](args))
+    except KeyboardInterrupt:
+        return 130
+
+
 def _print_json(value: dict[str, Any]) -> None:
     print(json.dumps(value))
 
 
 @command("config")
 async def _config(args: argparse.Namespace, settings: Settings) -> int:
+    from hub.config import settings_table
+
     print(settings_table())
     return 0
 
@@ -617,8 +663,8 @@ async def _agents_revoke(args: argparse.Namespace, settings: Settings) -> int:
     return 0
 
 
-@command("agent demo")
-async def _agent_demo(args: argparse.Namespace, settings: Settings) -> int:
+@sdk_command("agent demo")
+async def _agent_demo(args: argparse.Namespace) -> int:
     import socket
 
     from hub.sdk import SdkError
@@ -644,8 +690,8 @@ async def _agent_demo(args: argparse.Namespace, settings: Settings) -> int:
     return _print_sdk_error(failure) if failure is not None else 0
 
 
-@command("agent exec")
-async def _agent_exec(args: argparse.Namespace, settings: Settings) -> int:
+@sdk_command("agent exec")
+async def _agent_exec(args: argparse.Namespace) -> int:
     import os
     import shlex
     import socket
@@ -720,8 +766,8 @@ def _hook_target(args: argparse.Namespace) -> Any:
     )
 
 
-@command("connect")
-async def _connect(args: argparse.Namespace, settings: Settings) -> int:
+@sdk_command("connect")
+async def _connect(args: argparse.Namespace) -> int:
     from hub.coding_agents import credentials, hook_command
     from hub.coding_agents.connect import pair
     from hub.sdk import SdkError
@@ -761,8 +807,8 @@ async def _connect(args: argparse.Namespace, settings: Settings) -> int:
     return 0
 
 
-@command("disconnect")
-async def _disconnect(args: argparse.Namespace, settings: Settings) -> int:
+@sdk_command("disconnect")
+async def _disconnect(args: argparse.Namespace) -> int:
     from hub.coding_agents import credentials
 
     target = _hook_target(args)

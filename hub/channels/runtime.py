@@ -54,6 +54,7 @@ from hub.core.store.models import User
 from hub.core.store.notification_models import ChannelAccount, Notification, NotificationKind
 from hub.core.work import batch_answers
 from hub.core.work.interactions import respond_to_interaction
+from hub.host.readiness import forget_worker, watch_worker
 from hub.host.settings import settings_of
 from hub.protocol.clock import iso
 
@@ -316,5 +317,7 @@ def init_app(app: Quart) -> None:
     @app.while_serving
     async def _channels() -> AsyncGenerator[None, None]:
         await runtime.start()
+        watch_worker(app, "outbox", lambda: runtime.worker.running)
         yield
+        forget_worker(app, "outbox")
         await runtime.stop()

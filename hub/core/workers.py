@@ -40,7 +40,8 @@ class Periodic:
 
     @property
     def running(self) -> bool:
-        return self._task is not None
+        # A task that ended by itself (it never should) counts as stopped: /readyz says so.
+        return self._task is not None and not self._task.done()
 
     def start(self) -> None:
         if self._task is None:
@@ -83,7 +84,8 @@ class OnDemand:
 
     @property
     def running(self) -> bool:
-        return self._task is not None
+        # A task that ended by itself (it never should) counts as stopped: /readyz says so.
+        return self._task is not None and not self._task.done()
 
     def wake(self) -> None:
         """Run a pass now (or as soon as the one in progress ends)."""

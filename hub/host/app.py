@@ -35,6 +35,7 @@ from hub.host import (
     health,
     identity,
     path_ids,
+    readiness,
     text_input,
     websocket_limits,
 )
@@ -68,6 +69,7 @@ def create_app(settings: Settings | None = None, **overrides: Any) -> Quart:
     text_input.init_app(app)
     identity.init_app(app, public_url=settings.resolved_public_url)
     health.init_app(app)
+    readiness.init_app(app)
     websocket_limits.init_app(app)
     web.init_app(app)
     plugins.load_plugins(app)
@@ -84,7 +86,9 @@ def create_app(settings: Settings | None = None, **overrides: Any) -> Quart:
         @app.while_serving
         async def _relay_between_processes() -> AsyncIterator[None]:
             relaying = asyncio.create_task(PostgresRelay(settings.resolved_database_url).run())
+            readiness.watch_worker(app, "postgres relay", lambda: not relaying.done())
             yield
+            readiness.forget_worker(app, "postgres relay")
             relaying.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await relaying
@@ -93,14 +97,18 @@ def create_app(settings: Settings | None = None, **overrides: Any) -> Quart:
     async def _watch_the_log() -> AsyncIterator[None]:
         watch = LogWatch(min(settings.heartbeat_interval_s / 2, LOG_WATCH_PERIOD_S))
         watch.start()
+        readiness.watch_worker(app, "log watch", lambda: watch.running)
         yield
+        readiness.forget_worker(app, "log watch")
         await watch.stop()
 
     @app.while_serving
     async def _run_policy_clock() -> AsyncIterator[None]:
         clock = PolicyClock()
         clock.start()
+        readiness.watch_worker(app, "policy clock", lambda: clock.running)
         yield
+        readiness.forget_worker(app, "policy clock")
         await clock.stop()
 
     @app.after_serving

@@ -17,6 +17,7 @@ from collections.abc import AsyncGenerator
 from quart import Quart
 
 from hub.host.lifecycle import on_shutdown_requested
+from hub.host.readiness import forget_worker, watch_worker
 from hub.host.settings import settings_of
 from plugins.lap_gateway.endpoint import lap_blueprint
 from plugins.lap_gateway.gateway import Gateway
@@ -33,7 +34,9 @@ def init_app(app: Quart) -> None:
     @app.while_serving
     async def _run_gateway() -> AsyncGenerator[None, None]:
         gateway.start()
+        watch_worker(app, "presence sweep", lambda: gateway.sweeper.running)
         yield
+        forget_worker(app, "presence sweep")
         await gateway.stop()
 
 

@@ -167,6 +167,10 @@ class PolicyClock:
         if event.type.startswith("interaction."):
             self._worker.wake()  # a new card or a vote may be due sooner than we planned
 
+    @property
+    def running(self) -> bool:
+        return self._worker.running
+
     def start(self) -> None:
         DEFAULT_BUS.add_listener(self._on_event)
         self._worker.start()

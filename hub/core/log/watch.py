@@ -64,6 +64,10 @@ class LogWatch:
                 self._bus.checked_through(workspace_id, then)
         self._logged = {ws: int(sequence) for ws, sequence in logged.items()}
 
+    @property
+    def running(self) -> bool:
+        return self._job.running
+
     def start(self) -> None:
         self._job.start()
 

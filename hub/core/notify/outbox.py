@@ -97,6 +97,10 @@ class OutboxWorker:
         """Look for due rows now (called after a commit that may have written some)."""
         self._worker.wake()
 
+    @property
+    def running(self) -> bool:
+        return self._worker.running
+
     def start(self) -> None:
         self._stopping = False
         self._worker.start()

@@ -11,7 +11,9 @@ import asyncio
 import contextlib
 import fcntl
 import hashlib
+import importlib
 import logging
+import pkgutil
 import sqlite3
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
@@ -26,6 +28,7 @@ from tortoise.backends.sqlite.client import SqliteTransactionContext
 from tortoise.connection import get_connections
 from tortoise.context import TortoiseContext
 from tortoise.migrations.api import migrate as run_migrations
+from tortoise.migrations.recorder import MigrationRecorder
 
 logger = logging.getLogger(__name__)
 
@@ -164,6 +167,16 @@ def _migration_lock(database_url: str) -> Iterator[None]:
             yield
         finally:
             fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+async def pending_migrations() -> list[str]:
+    """The migrations shipped with this version that the open database has not applied."""
+    shipped = {
+        module.name
+        for module in pkgutil.iter_modules(importlib.import_module(MIGRATIONS_MODULE).__path__)
+    }
+    applied = await MigrationRecorder(get_connections().get("default")).applied_migrations()
+    return sorted(shipped - {key.name for key in applied if key.app_label == "models"})
 
 
 async def open_database(database_url: str, *, apply_migrations: bool = True) -> None:

@@ -39,6 +39,8 @@ PUBLIC = {
     "/login",
     "/signup",
     "/healthz",
+    "/livez",
+    "/readyz",
     "/metrics",
     "/api/docs",
     "/api/openapi.json",
