@@ -415,8 +415,9 @@ async def test_silence_marks_the_agent_offline_then_its_running_task_fails(
 
     async with raw_agent(hub.url, credential) as (agent, _):
         welcome = await agent.hello()
-    assert welcome["payload"]["status"] == "pending"  # never confirmed, but back
-    assert (await Agent.get(id=agent_id)).status == AgentStatus.ONLINE
+        assert welcome["payload"]["status"] == "pending"  # never confirmed, but back
+        # Asked while the socket is open: closing it marks the agent offline at once.
+        assert (await Agent.get(id=agent_id)).status == AgentStatus.ONLINE
 
 
 async def test_stopping_the_hub_ends_agent_sessions_before_the_database_closes(

@@ -10,6 +10,7 @@ the items of each batch under one batch id.
 from __future__ import annotations
 
 import asyncio
+import re
 from collections import Counter
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -99,6 +100,11 @@ async def waiting_cards(task_id: str, count: int) -> list[Interaction]:
     return sorted(cards, key=lambda c: c.payload["title"])
 
 
+# Sent, or queued if the hub missed the agent's heartbeats on a busy machine meanwhile: the
+# agent's own record of its answers below is what proves each item reached it once.
+THREE_SENT = re.compile(r"3 answers (were sent to the agent|are queued until the agent returns)\.")
+
+
 async def test_a_batch_on_the_web_reaches_the_agent_once_per_item(
     sign_up, orm, hub: HubProcess, bot_api: BotApiPeer, tmp_path: Path
 ) -> None:  # type: ignore[no-untyped-def]
@@ -133,7 +139,7 @@ async def test_a_batch_on_the_web_reaches_the_agent_once_per_item(
         assert {c.status for c in await waiting_cards(release["id"], 3)} == {"pending"}
         await page.locator(f"input[name='confirm-{release_cards[0].id}']").check()
         await page.get_by_role("button", name="Confirm and send").click()
-        await page.get_by_text("3 answers were sent to the agent.").wait_for()
+        await page.get_by_text(THREE_SENT).wait_for()
         await eventually(lambda: "Release" in deployer.answers)
         assert [a.option_id for a in deployer.answers["Release"]] == ["approve"] * 3
         assert all(a.via == "web" for a in deployer.answers["Release"])
@@ -158,7 +164,7 @@ async def test_a_batch_on_the_web_reaches_the_agent_once_per_item(
             await page.locator(f"input[name='choice-{card.id}'][value='{pick}']").check()
         await reject_in_telegram(bot_api, "4 US")
         await page.get_by_role("button", name="Send these choices").click()
-        await page.get_by_text("3 answers were sent to the agent.").wait_for()
+        await page.get_by_text(THREE_SENT).wait_for()
         await page.get_by_text("“4 US”: already decided by Ada via telegram.").wait_for()
         await eventually(lambda: "Rollout" in deployer.answers)
         got = [(a.option_id, a.via) for a in deployer.answers["Rollout"]]

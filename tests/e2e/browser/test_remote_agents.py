@@ -68,7 +68,7 @@ async def test_add_a_remote_agent_read_its_card_and_give_its_key(sign_up, hub) -
         await page.get_by_label("Key", exact=True).fill(KEY)
         await page.get_by_role("button", name="Store the key").click()
         await expect(page.locator("[data-key-state]")).to_have_attribute("data-key-state", "stored")
-        await expect(page.locator(".notice")).to_contain_text("will not be shown again")
+        await expect(page.locator(".notice", has_text="will not be shown again")).to_be_visible()
         assert KEY not in await page.content()
         assert await page.get_by_label("Replace the key").input_value() == ""
 
