@@ -9,13 +9,19 @@ hub's own origin) and only for members of the workspace. Frames are JSON text:
 * every logged event as its LAP envelope (``sequence`` increases by one each time);
 * ``system.resync_required`` ``{reason, epoch, lastSequence}`` when the sequence you sent
   cannot be continued (another epoch: the log was replaced, say restored from a backup; or
-  a sequence beyond the log's end): reload your state, then the events after
+  a sequence beyond the log's end) or is not worth continuing (``far_behind``: more than
+  ``REPLAY_WINDOW`` events behind, see below): reload your state, then the events after
   ``lastSequence`` follow on this same socket (a sequence beyond the end sent with the
   log's own epoch also gives the log a new epoch, ``hub.core.log.epochs``, named in the
   welcome: keep it);
 * transient frames such as ``message.delta`` (text still streaming), which carry no
   sequence and are never replayed;
 * ``error`` ``{code, message, hint}`` before the socket closes when it is refused.
+
+A client that starts late (no ``after``, ``after=0`` in a workspace with a long history, a tab
+asleep for a day) is not sent the whole history to rebuild what the JSON API gives in one
+call: the pages and the notebook load the current state, then follow the log from its end.
+A tool that wants every event anyway asks with ``replay=all`` (or pages ``/events``).
 
 The client may also send the user-side frames of spec §10.1 (``message.create``,
 ``task.create``, ``interaction.respond``, ``task.cancel_requested``); each is answered with
@@ -28,6 +34,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 
 from quart import Blueprint, Quart, websocket
 
@@ -49,6 +56,14 @@ RECHECK_S = 10.0
 
 PATH = "/ws/client"
 
+# Past this many events behind, a client is told to reload its state instead of replaying:
+# what it would rebuild from them is one API call, and a 300k-event replay is minutes of a
+# core and a browser tab's memory. Within it, a tab back from a short sleep just catches up.
+REPLAY_WINDOW = 1000
+FAR_BEHIND = "far_behind"
+# ``replay=all``: the whole backlog, however long (a tool that keeps its own copy of the log).
+REPLAY_ALL = "all"
+
 
 def _sequence(raw: str | None) -> int:
     if raw is None or raw == "":
@@ -61,6 +76,18 @@ def _sequence(raw: str | None) -> int:
     return int(raw)
 
 
+def _replay_all(raw: str | None) -> bool:
+    if raw is None or raw == "":
+        return False
+    if raw != REPLAY_ALL:
+        raise InvalidInput(
+            f"'replay' can only be {REPLAY_ALL!r} (every event since 'after'), not {raw!r}.",
+            code="invalid_replay",
+            hint="Leave it out, or send replay=all for every event however far back.",
+        )
+    return True
+
+
 @blueprint.websocket(PATH)
 async def client_socket() -> None:
     workspace_id = websocket.args.get("workspace", "")
@@ -68,6 +95,7 @@ async def client_socket() -> None:
         caller = await current_caller()
         membership = await require_membership(caller.user, workspace_id)
         after = _sequence(websocket.args.get("after"))
+        replay_all = _replay_all(websocket.args.get("replay"))
         workspace = await Workspace.get(id=workspace_id)
     except HubError as error:
         await websocket.accept()
@@ -82,6 +110,8 @@ async def client_socket() -> None:
     )
     workspace = position.workspace
     last = int(workspace.last_sequence)
+    if position.resync is None and not replay_all and last - after > REPLAY_WINDOW:
+        position = dataclasses.replace(position, resync=FAR_BEHIND)
     await websocket.send(
         frame(
             "client.welcome",

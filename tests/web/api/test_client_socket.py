@@ -83,12 +83,43 @@ async def test_another_epoch_means_resync(app: Quart, sign_up) -> None:  # type:
         assert (await receive(socket))["payload"]["reason"] == "ahead_of_log"
 
 
+async def test_a_client_far_behind_reloads_instead_of_replaying(  # type: ignore[no-untyped-def]
+    app: Quart, sign_up, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(client_socket, "REPLAY_WINDOW", 5)
+    me: Person = await sign_up()
+    for n in range(8):
+        await note(me, n)
+    end = me.log_start + 8
+    # Starting late: told to load the current state, then the log follows from its end.
+    async with me.client.websocket(path(me, after=0), headers=me.headers) as socket:
+        assert (await receive(socket))["payload"]["lastSequence"] == end
+        resync = await receive(socket)
+        assert resync["type"] == "system.resync_required"
+        assert resync["payload"]["reason"] == "far_behind"
+        assert resync["payload"]["lastSequence"] == end
+        await note(me, 9)
+        assert (await receive(socket))["sequence"] == end + 1
+    # Within the window, a client catches up event by event, as before.
+    async with me.client.websocket(path(me, after=end - 3), headers=me.headers) as socket:
+        await receive(socket)
+        assert [(await receive(socket))["sequence"] for _ in range(4)] == list(
+            range(end - 2, end + 2)
+        )
+    # A tool that wants everything asks for it.
+    async with me.client.websocket(path(me, after=0, replay="all"), headers=me.headers) as socket:
+        await receive(socket)
+        got = [(await receive(socket))["sequence"] for _ in range(end + 1)]
+        assert got == list(range(1, end + 2))
+
+
 @pytest.mark.parametrize(
     ("who", "args", "code"),
     [
         ("nobody", {}, "not_signed_in"),
         ("stranger", {}, "workspace_not_found"),
         ("owner", {"after": "x"}, "invalid_sequence"),
+        ("owner", {"replay": "some"}, "invalid_replay"),
     ],
 )
 async def test_refused_sockets_say_why(app: Quart, sign_up, who, args, code) -> None:  # type: ignore[no-untyped-def]
