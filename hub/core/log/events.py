@@ -53,6 +53,8 @@ from hub.protocol.clock import utcnow
 logger = logging.getLogger(__name__)
 
 MAX_ENVELOPE_ID_LENGTH = 100
+# Actors are "user:<id>", "agent:<id>" or "system"; a person's appends are served first.
+PERSON_ACTOR_PREFIX = "user:"
 # An append's idempotency key: its actor and its envelope id.
 _Key = tuple[str, str]
 # Sequences are 64-bit signed integers in both databases: a cursor past this cannot be
@@ -202,7 +204,10 @@ def queue_append(
         correlation_id,
         bus or DEFAULT_BUS,
     )
-    return LOG_WRITES.enqueue(workspace_id, append)
+    # A person's write goes before the agents' queued bulk; each actor takes its turn.
+    return LOG_WRITES.enqueue(
+        workspace_id, append, source=actor, urgent=actor.startswith(PERSON_ACTOR_PREFIX)
+    )
 
 
 async def _write_batch(workspace_id: Hashable, batch: list[Request[_Append]]) -> None:

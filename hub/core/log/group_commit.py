@@ -8,6 +8,13 @@ request waiting when it starts — up to ``max_batch`` — and hands them to ``w
 batch; what arrives meanwhile waits for the next batch. Under light load a batch is one
 request and nothing waits; under heavy load one flush serves many appends.
 
+Within a key, a batch is not first come, first served. A request may name its ``source``
+(an agent, say): sources take turns, one request each, so an agent with a thousand frames
+in flight fills a batch no more than one with two. And an ``urgent`` request (a person's)
+goes before every other waiting one: it waits for the batch being written, never for the
+queue behind it. One source's requests keep their order; requests of different sources were
+concurrent anyway, so any order between them is one that could have happened.
+
 ``write`` must settle every request's future (result or exception) and return only after
 the batch is durable, so no caller learns of success early. A caller that is cancelled
 before its batch starts is dropped from it; one cancelled later gets no answer, but its
@@ -66,10 +73,13 @@ class GroupCommit(Generic[T]):
         """Queue ``work`` under ``key``; returns (or raises) what the writer settled on."""
         return await self.enqueue(key, work)
 
-    def enqueue(self, key: Hashable, work: T) -> asyncio.Future[Any]:
-        """Queue ``work`` under ``key`` now, behind everything queued before it; the future
-        settles when its batch is durable. A caller that must keep its own order (an agent's
-        frames) enqueues one after another and awaits the futures later."""
+    def enqueue(
+        self, key: Hashable, work: T, *, source: Hashable = None, urgent: bool = False
+    ) -> asyncio.Future[Any]:
+        """Queue ``work`` under ``key`` now, behind what ``source`` queued before it (and,
+        if ``urgent``, before everything else waiting); the future settles when its batch
+        is durable. A caller that must keep its own order (an agent's frames) enqueues one
+        after another from one source and awaits the futures later."""
         loop = asyncio.get_running_loop()
         lanes = self._state.setdefault(loop, {})
         lane = lanes.get(key)
@@ -79,19 +89,15 @@ class GroupCommit(Generic[T]):
         # A caller may stop waiting (a socket that closed); its failure is then nobody's
         # to read, and asyncio would log it as "never retrieved".
         request.future.add_done_callback(_mark_seen)
-        lane.waiting.append(request)
+        lane.add(request, source, urgent)
         if lane.writer is None:
             lane.writer = loop.create_task(self._drain(key, lane, lanes))
         return request.future
 
     async def _drain(self, key: Hashable, lane: _Lane[T], lanes: dict[Hashable, _Lane[T]]) -> None:
         try:
-            while lane.waiting:
-                batch: list[Request[T]] = []
-                while lane.waiting and len(batch) < self.max_batch:
-                    request = lane.waiting.popleft()
-                    if not request.future.done():  # its caller gave up before it started
-                        batch.append(request)
+            while lane:
+                batch = lane.take(self.max_batch)
                 if not batch:
                     continue
                 self.batches_written += 1
@@ -105,13 +111,12 @@ class GroupCommit(Generic[T]):
                         raise
                     logger.exception("a group commit of %d request(s) failed", len(batch))
         except asyncio.CancelledError:
-            for request in lane.waiting:  # the loop is ending: nothing more will be written
+            for request in lane.drop_all():  # the loop is ending: nothing more is written
                 request.fail(asyncio.CancelledError())
-            lane.waiting.clear()
             raise
         finally:
             lane.writer = None
-            if not lane.waiting and lanes.get(key) is lane:
+            if not lane and lanes.get(key) is lane:
                 del lanes[key]
 
 
@@ -122,8 +127,47 @@ def _mark_seen(future: asyncio.Future[Any]) -> None:
 
 @dataclass(eq=False)
 class _Lane(Generic[T]):
-    waiting: deque[Request[T]] = field(default_factory=deque)
+    """What waits under one key: the urgent requests, and each source's, in turn."""
+
+    urgent: deque[Request[T]] = field(default_factory=deque)
+    # Sources in the order they take their next turn; each with its requests in order.
+    sources: dict[Hashable, deque[Request[T]]] = field(default_factory=dict)
     writer: asyncio.Task[None] | None = None
+
+    def __bool__(self) -> bool:
+        return bool(self.urgent or self.sources)
+
+    def add(self, request: Request[T], source: Hashable, urgent: bool) -> None:
+        if urgent:
+            self.urgent.append(request)
+        else:
+            self.sources.setdefault(source, deque()).append(request)
+
+    def take(self, most: int) -> list[Request[T]]:
+        """The next batch: urgent requests first, then one request per source in turn.
+        A source served goes to the back of the turn, so the next batch starts with the
+        ones this one did not reach. Requests whose callers gave up are dropped."""
+        batch: list[Request[T]] = []
+        while self.urgent and len(batch) < most:
+            _add_live(batch, self.urgent.popleft())
+        while self.sources and len(batch) < most:
+            source = next(iter(self.sources))
+            waiting = self.sources.pop(source)
+            _add_live(batch, waiting.popleft())
+            if waiting:
+                self.sources[source] = waiting  # re-inserted: now last in turn
+        return batch
+
+    def drop_all(self) -> list[Request[T]]:
+        dropped = [*self.urgent, *(r for waiting in self.sources.values() for r in waiting)]
+        self.urgent.clear()
+        self.sources.clear()
+        return dropped
+
+
+def _add_live(batch: list[Request[T]], request: Request[T]) -> None:
+    if not request.future.done():  # its caller gave up before its batch started
+        batch.append(request)
 
 
 __all__ = ["GroupCommit", "Request"]

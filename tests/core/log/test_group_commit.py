@@ -91,6 +91,45 @@ async def test_a_writer_that_raises_fails_its_batch_and_serves_the_next() -> Non
     assert await commits.submit("ws", 2) == 2
 
 
+async def _queued_behind_a_running_batch(
+    commits: GroupCommit[int], writer: RecordingWriter, queue: list[tuple[int, str, bool]]
+) -> list[asyncio.Future[Any]]:
+    """Start a batch of one (0), then queue ``queue`` (work, source, urgent) while it runs."""
+    first = commits.enqueue("ws", 0, source="first")
+    await asyncio.sleep(0)
+    await asyncio.sleep(0)
+    assert writer.batches == [[0]]
+    return [first] + [
+        commits.enqueue("ws", work, source=source, urgent=urgent) for work, source, urgent in queue
+    ]
+
+
+async def test_an_urgent_request_waits_for_the_running_batch_not_the_queue() -> None:
+    writer = RecordingWriter()
+    commits: GroupCommit[int] = GroupCommit(writer, max_batch=4)
+    bulk = [(n, "agent", False) for n in range(1, 13)]
+    futures = await _queued_behind_a_running_batch(commits, writer, [*bulk, (99, "person", True)])
+    writer.release.set()
+    await asyncio.gather(*futures)
+    # Behind twelve queued frames of an agent, the person's request is in the next batch.
+    assert writer.batches[1][0] == 99
+    assert [w for batch in writer.batches for w in batch if w != 99] == list(range(13))
+
+
+async def test_sources_take_turns_and_each_keeps_its_order() -> None:
+    writer = RecordingWriter()
+    commits: GroupCommit[int] = GroupCommit(writer, max_batch=4)
+    greedy = [(n, "greedy", False) for n in range(1, 11)]
+    modest = [(101, "modest", False), (102, "modest", False)]
+    futures = await _queued_behind_a_running_batch(commits, writer, greedy + modest)
+    writer.release.set()
+    await asyncio.gather(*futures)
+    # Ten frames of one agent queued first do not keep another's two out of the next batch.
+    assert writer.batches[1] == [1, 101, 2, 102]
+    assert [w for batch in writer.batches for w in batch if w < 100] == list(range(11))
+    assert all(len(batch) <= 4 for batch in writer.batches)
+
+
 # --- the log ----------------------------------------------------------------------------
 
 
@@ -115,6 +154,29 @@ def message(
         actor="agent:agt_x",
         envelope_id=f"env-{n}",
     )
+
+
+async def test_a_persons_append_is_not_queued_behind_an_agents_stream(
+    workspace: Workspace,
+) -> None:
+    """The log's use of the two: a person's append arrives behind 600 queued agent frames and
+    is stored before most of them (the workspace's sequence says when)."""
+    conversation_id = await conversation(workspace)
+    frames = [message(workspace, conversation_id, n) for n in range(600)]
+    stream = [asyncio.ensure_future(frame) for frame in frames]
+    await asyncio.sleep(0)  # the agent's frames are queued first
+    person = await append_event(
+        workspace.id,
+        "message.created",
+        {"messageId": "msg-person", "conversationId": conversation_id, "content": "stop"},
+        actor="user:usr_x",
+    )
+    stored = await asyncio.gather(*stream)
+    after_person = sum(result.sequence > person.sequence for result in stored)
+    assert after_person >= 600 - 2 * LOG_WRITES.max_batch
+    # The agent's own frames still keep their order.
+    ordered = [result.sequence for result in stored]
+    assert ordered == sorted(ordered)
 
 
 async def test_two_hundred_appends_at_once_share_commits(workspace: Workspace) -> None:
