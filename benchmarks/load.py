@@ -9,6 +9,9 @@ wait for them to connect):
   total rate (open loop: send times do not wait for acks) or as fast as acks allow with a
   window of frames in flight per socket;
 * ``reader`` — client sockets on ``/ws/client`` timing each stamped message's arrival;
+* ``person`` — one person creating tasks and answering cards through the JSON API, one
+  request after another, timing each ``POST /tasks`` and each answer (what a person waits
+  for while agents stream);
 * ``idle`` — agent sockets that only say hello and send heartbeats;
 * ``fanout_floor`` / ``idle_floor`` — the same against the bare echo server.
 
@@ -59,6 +62,7 @@ async def sender(args: dict[str, Any]) -> dict[str, Any]:
     conversation, tag = args["conversation_id"], args["tag"]
     seconds, rate, window = args["seconds"], args.get("rate", 0), args.get("window", 8)
     sent = acked = errors = 0
+    first_error: dict[str, Any] | None = None
     in_flight = [asyncio.Semaphore(window) for _ in sockets]
 
     def frame() -> str:
@@ -66,14 +70,16 @@ async def sender(args: dict[str, Any]) -> dict[str, Any]:
         return _envelope("message.create", {"content": content, "conversationId": conversation})
 
     async def read_acks(index: int) -> None:
-        nonlocal acked, errors
+        nonlocal acked, errors, first_error
         async for raw in sockets[index]:
-            kind = json.loads(raw)["type"]
+            frame = json.loads(raw)
+            kind = frame["type"]
             if kind == "ack":
                 acked += 1
                 in_flight[index].release()
             elif kind == "error":
                 errors += 1
+                first_error = first_error or frame["payload"]
                 in_flight[index].release()
 
     readers = [asyncio.create_task(read_acks(i)) for i in range(len(sockets))]
@@ -106,7 +112,45 @@ async def sender(args: dict[str, Any]) -> dict[str, Any]:
         task.cancel()
     for socket in sockets:
         await socket.close()
-    return {"sent": sent, "acked": acked, "errors": errors, "seconds": elapsed}
+    return {
+        "sent": sent,
+        "acked": acked,
+        "errors": errors,
+        "first_error": first_error,
+        "seconds": elapsed,
+    }
+
+
+async def person(args: dict[str, Any]) -> dict[str, Any]:
+    import httpx
+
+    writes: list[float] = []
+    answers: list[float] = []
+    errors: list[str] = []
+    headers = {"Authorization": f"Bearer {args['token']}"}
+    base = f"{args['url']}/api/v1/workspaces/{args['workspace']}"
+    cards = iter(args["cards"])
+    async with httpx.AsyncClient(headers=headers, timeout=30) as client:
+
+        async def timed(into: list[float], path: str, body: dict[str, Any], ok: int) -> None:
+            started = time.perf_counter()
+            response = await client.post(base + path, json=body)
+            into.append((time.perf_counter() - started) * 1000)
+            if response.status_code != ok:
+                errors.append(f"{path.split('/')[1]} {response.status_code} {response.text[:200]}")
+
+        deadline = time.perf_counter() + args["seconds"]
+        n = 0
+        while time.perf_counter() < deadline:
+            body = {"title": f"bench {args['tag']} {n}", "targetAgentId": args["target"]}
+            await timed(writes, "/tasks", body, 201)
+            card = next(cards, None)
+            if card is not None:
+                answer = {"optionId": "approve"}
+                await timed(answers, f"/interactions/{card}/respond", answer, 200)
+            n += 1
+            await asyncio.sleep(args.get("pause_s", 0.05))  # a person, not a script
+    return {"writes": writes, "answers": answers, "errors": len(errors), "first": errors[:3]}
 
 
 async def reader(args: dict[str, Any]) -> dict[str, Any]:
@@ -252,6 +296,7 @@ async def idle_floor(args: dict[str, Any]) -> dict[str, Any]:
 ROLES = {
     "sender": sender,
     "reader": reader,
+    "person": person,
     "idle": idle,
     "fanout_floor": fanout_floor,
     "idle_floor": idle_floor,

@@ -37,10 +37,15 @@ from benchmarks.stats import ratio, summary
 ROOT = Path(__file__).resolve().parents[1]
 INGEST_AGENTS = (1, 10, 100)
 LATENCY_RATES = (50, 500)
-PHASES = ("latency", "ingest", "fanout", "idle")
+PHASES = ("latency", "ingest", "people", "fanout", "idle")
+# Agents streaming at full speed while a person creates tasks (the "people" phase).
+BULK_AGENTS = 3
+# Cards for the person to answer, half alone and half under load: more than either needs.
+PERSON_CARDS = 400
 TARGETS = {
     "latency_50_p95_ms": "≤ 10 ms and ≤ 5× floor",
     "ingest_100_per_s": "≥ 3,000/s",
+    "person_under_load_p95_ms": "≤ 100 ms",
     "fanout_p95_ms": "≤ 250 ms",
     "idle_kib_per_connection": "≤ 64 KiB",
 }
@@ -115,17 +120,10 @@ async def _seed(url: str, profile: Profile, secret_key: str) -> dict[str, Any]:
     async def workspace_with_agents(email: str, agents: int) -> dict[str, Any]:
         user, workspace = await create_user(email, "correct horse", "Bench")
         _, token = await create_api_token(user, "bench")
-        conversation_id = new_id("conversation")
-        await append_event(
-            workspace.id,
-            "conversation.created",
-            {"conversationId": conversation_id, "title": "bench", "agentIds": []},
-            actor=f"user:{user.id}",
-        )
-        credentials = []
+        credentials, agent_ids = [], []
         for n in range(agents):
             code, _ = await create_pairing_code(workspace.id, secret_key=secret_key, ttl_s=600)
-            _, credential = await redeem_pairing_code(
+            agent, credential = await redeem_pairing_code(
                 code,
                 name=f"bench-{n}",
                 runtime="bench",
@@ -134,11 +132,21 @@ async def _seed(url: str, profile: Profile, secret_key: str) -> dict[str, Any]:
                 secret_key=secret_key,
             )
             credentials.append(credential)
+            agent_ids.append(agent.id)
+        # The agents write in it: an agent may only write where it belongs.
+        conversation_id = new_id("conversation")
+        await append_event(
+            workspace.id,
+            "conversation.created",
+            {"conversationId": conversation_id, "title": "bench", "agentIds": agent_ids},
+            actor=f"user:{user.id}",
+        )
         return {
             "workspace": workspace.id,
             "token": token,
             "conversation": conversation_id,
             "credentials": credentials,
+            "agents": agent_ids,
         }
 
     async with opened(url):
@@ -147,6 +155,7 @@ async def _seed(url: str, profile: Profile, secret_key: str) -> dict[str, Any]:
         # going offline together, 100 events for each of 1,000 clients) is not its subject.
         seed["fanout"] = await workspace_with_agents("fanout@example.com", 1)
         workspace_id = seed["workspace"]
+        seed["cards"] = await _cards_to_answer(seed, PERSON_CARDS)
         # Idle agents are fixtures, not the subject: written directly, not paired one by one.
         idle = [new_token("lu_agent") for _ in range(profile.idle_agents)]
         await Agent.bulk_create(
@@ -164,6 +173,32 @@ async def _seed(url: str, profile: Profile, secret_key: str) -> dict[str, Any]:
             batch_size=500,
         )
     return {**seed, "idle": idle}
+
+
+async def _cards_to_answer(seed: dict[str, Any], count: int) -> list[str]:
+    """Low-risk approvals the first agent asks on a task of its own, for the person to answer."""
+    from hub.core.ids import new_id
+    from hub.core.log.events import append_event
+
+    workspace_id, agent = seed["workspace"], seed["agents"][0]
+    task_id = new_id("task")
+    await append_event(
+        workspace_id,
+        "task.created",
+        {"taskId": task_id, "title": "cards", "targetAgentId": agent},
+        actor=f"agent:{agent}",
+    )
+    await append_event(workspace_id, "task.accepted", {"taskId": task_id}, actor=f"agent:{agent}")
+    cards = [new_id("interaction") for _ in range(count)]
+    for card in cards:
+        await append_event(
+            workspace_id,
+            "interaction.requested",
+            {"interaction": {"id": card, "type": "approval", "title": "Go on?", "risk": "low"}},
+            actor=f"agent:{agent}",
+            task_id=task_id,
+        )
+    return cards
 
 
 async def _wait_for_port(port: int) -> None:
@@ -299,6 +334,9 @@ async def measure(
                 "errors": done["errors"],
             }
 
+        if "people" in phases:
+            results.update(await _people(backend, base, seed, profile, scratch, workers))
+
         if "fanout" in phases:
             _say(f"{backend}: fan-out to {profile.fanout_clients} clients")
             results["fanout"] = await _fanout(
@@ -315,6 +353,59 @@ async def measure(
         echo.wait()
         await databases.drop(url.split("?")[0])
         await databases.close()
+    return results
+
+
+async def _people(
+    backend: str,
+    base: dict[str, Any],
+    seed: dict[str, Any],
+    profile: Profile,
+    scratch: Path,
+    workers: list[Worker],
+) -> dict[str, Any]:
+    """A person's ``POST /tasks`` alone, then while agents stream at full speed: the
+    second must not be a queue behind the agents' batches."""
+    results: dict[str, Any] = {}
+    person = {
+        "url": base["url"],
+        "token": seed["token"],
+        "workspace": seed["workspace"],
+        "target": seed["agents"][0],
+        "seconds": profile.seconds,
+    }
+    _say(f"{backend}: a person alone")
+    half = len(seed["cards"]) // 2
+    alone = Worker("person", {**person, "tag": "alone", "cards": seed["cards"][:half]}, scratch)
+    workers.append(alone)
+    got = alone.result()
+    results["person_alone"] = {**summary(got["writes"]), "errors": got["errors"], "first": got["first"]}
+    results["answer_alone"] = summary(got["answers"])
+    _say(f"{backend}: a person while {BULK_AGENTS} agents stream")
+    streaming = Worker(
+        "sender",
+        {
+            **base,
+            "credentials": seed["credentials"][:BULK_AGENTS],
+            "tag": "bulk",
+            "window": 8,
+            "seconds": profile.seconds + 2,
+        },
+        scratch,
+    )
+    workers.append(streaming)
+    await asyncio.sleep(1)  # the agents are streaming before the person starts
+    loaded = Worker("person", {**person, "tag": "loaded", "cards": seed["cards"][half:]}, scratch)
+    workers.append(loaded)
+    got = loaded.result()
+    bulk = streaming.result()
+    results["person_under_load"] = {
+        **summary(got["writes"]),
+        "errors": got["errors"],
+        "agents_per_s": bulk["acked"] / bulk["seconds"],
+    }
+    results["answer_under_load"] = summary(got["answers"])
+    results["bulk"] = bulk
     return results
 
 
@@ -495,6 +586,17 @@ def table(runs: list[dict[str, Any]]) -> str:
         )
     for key in ("p50", "p95"):
         row(
+            f"person's POST /tasks {key} ms, {BULK_AGENTS} agents streaming (floor: alone)",
+            TARGETS["person_under_load_p95_ms"] if key == "p95" else "",
+            lambda r, k=key: (r["person_under_load"][k], r["person_alone"][k]),
+        )
+        row(
+            f"person's answer {key} ms, {BULK_AGENTS} agents streaming (floor: alone)",
+            TARGETS["person_under_load_p95_ms"] if key == "p95" else "",
+            lambda r, k=key: (r["answer_under_load"][k], r["answer_alone"][k]),
+        )
+    for key in ("p50", "p95"):
+        row(
             f"fan-out to last client {key} ms",
             TARGETS["fanout_p95_ms"] if key == "p95" else "",
             lambda r, k=key: (r["fanout"]["to_last"][k], r["fanout"]["floor_to_last"][k]),
@@ -513,12 +615,16 @@ TARGET_CHECKS = {
         and ratio(r["latency_50"]["p95"], _floor_latency(r, "p95", 50)) <= 5
     ),
     "ingest_100_per_s": lambda r: r["ingest_100"]["per_s"] >= 3000,
+    "person_under_load_p95_ms": lambda r: (
+        r["person_under_load"]["p95"] <= 100 and r["answer_under_load"]["p95"] <= 100
+    ),
     "fanout_p95_ms": lambda r: r["fanout"]["to_last"]["p95"] <= 250,
     "idle_kib_per_connection": lambda r: r["idle_kib_per_connection"] <= 64,
 }
 TARGET_NAMES = {
     "latency_50_p95_ms": "uplink→client p95 at 50 events/s",
     "ingest_100_per_s": "durable ingest with 100 agents",
+    "person_under_load_p95_ms": "a person's task and answer while agents stream, p95",
     "fanout_p95_ms": "fan-out to the last client, p95",
     "idle_kib_per_connection": "memory per idle agent connection",
 }
