@@ -12,6 +12,11 @@ wait for them to connect):
 * ``person`` — one person creating tasks and answering cards through the JSON API, one
   request after another, timing each ``POST /tasks`` and each answer (what a person waits
   for while agents stream);
+* ``grower`` — agent sockets reporting whole tasks as fast as acks allow (created,
+  running, a message, now and then an artifact, then done, failed, or waiting on a card),
+  to grow a big workspace over LAP;
+* ``storm`` — every agent of a list connecting at once, as after a hub restart or a
+  network blip: the time until the last is welcomed, then all leave together;
 * ``idle`` — agent sockets that only say hello and send heartbeats;
 * ``fanout_floor`` / ``idle_floor`` — the same against the bare echo server.
 
@@ -153,6 +158,86 @@ async def person(args: dict[str, Any]) -> dict[str, Any]:
     return {"writes": writes, "answers": answers, "errors": len(errors), "first": errors[:3]}
 
 
+def _task_frames(agent: int, n: int, args: dict[str, Any]) -> list[str]:
+    """One task's life as its agent reports it (ids chosen by the agent, as LAP allows)."""
+    task_id = f"bt{args['tag']}-{agent}-{n}"
+    words = ("deploy", "migrate", "index", "render", "backup", "rotate", "audit", "build")
+    title = f"{words[n % len(words)]} {words[(n // 8) % len(words)]} batch {n} of agent {agent}"
+    created: dict[str, Any] = {"title": title, "taskId": task_id}
+    if agent == 0:  # the first agent's tasks share one conversation, which grows with them
+        created["conversationId"] = args["big_conversation"]
+    frames = [
+        _envelope("task.created", created),
+        _envelope(
+            "task.status_changed",
+            {"taskId": task_id, "status": "running", "progress": 40, "summary": "halfway"},
+        ),
+        _envelope(
+            "message.create",
+            {"taskId": task_id, "content": f"Working on {title}: {n * 7919 % 100003} rows"},
+        ),
+    ]
+    if n % 10 == 0:
+        frames.append(
+            _envelope(
+                "artifact.created",
+                {"taskId": task_id, "name": f"report-{n}.txt", "url": f"https://example.com/{n}"},
+            )
+        )
+    if n % 50 == 0:  # one in fifty waits for a person
+        card = {"type": "approval", "title": f"Apply {title}?", "risk": "low"}
+        frames.append(_envelope("interaction.requested", {"taskId": task_id, "interaction": card}))
+    else:
+        status = "failed" if n % 12 == 0 else "succeeded"
+        frames.append(_envelope("task.status_changed", {"taskId": task_id, "status": status}))
+    return frames
+
+
+async def grower(args: dict[str, Any]) -> dict[str, Any]:
+    sockets = [(await _agent_socket(args["url"], c))[0] for c in args["credentials"]]
+    window, acked, errors = args.get("window", 32), 0, 0
+    first_error: dict[str, Any] | None = None
+    in_flight = [asyncio.Semaphore(window) for _ in sockets]
+    sent: int | None = None  # known once every frame is out
+    answered = asyncio.Event()
+
+    async def read_acks(index: int) -> None:
+        nonlocal acked, errors, first_error
+        async for raw in sockets[index]:
+            frame = json.loads(raw)
+            if frame["type"] == "ack":
+                acked += 1
+            elif frame["type"] == "error":
+                errors += 1
+                first_error = first_error or frame["payload"]
+            else:
+                continue
+            in_flight[index].release()
+            if sent is not None and acked + errors >= sent:
+                answered.set()
+
+    async def pump(index: int) -> int:
+        sent = 0
+        for n in range(args["start"], args["start"] + args["per_agent"]):
+            for frame in _task_frames(index, n, args):
+                await in_flight[index].acquire()
+                await sockets[index].send(frame)
+                sent += 1
+        return sent
+
+    readers = [asyncio.create_task(read_acks(i)) for i in range(len(sockets))]
+    started = time.perf_counter()
+    sent = sum(await asyncio.gather(*(pump(i) for i in range(len(sockets)))))
+    if acked + errors < sent:  # every frame answered before the phase ends
+        await answered.wait()
+    elapsed = time.perf_counter() - started
+    for task in readers:
+        task.cancel()
+    for socket in sockets:
+        await socket.close()
+    return {"sent": sent, "errors": errors, "first_error": first_error, "seconds": elapsed}
+
+
 async def reader(args: dict[str, Any]) -> dict[str, Any]:
     url = (
         args["url"].replace("http", "ws", 1)
@@ -260,6 +345,30 @@ async def idle(args: dict[str, Any]) -> dict[str, Any]:
     return {"connections": len(connected)}
 
 
+async def storm(args: dict[str, Any]) -> dict[str, Any]:
+    # As many handshakes in flight as the hub's listen backlog takes: more would measure
+    # the kernel's SYN retries, not the hub.
+    gate = asyncio.Semaphore(args.get("at_once", 100))
+    refused = 0
+
+    async def one(credential: str) -> Any:
+        nonlocal refused
+        async with gate:
+            try:
+                return (await _agent_socket(args["url"], credential))[0]
+            except (OSError, RuntimeError, websockets.WebSocketException):
+                refused += 1
+                return None
+
+    started = time.perf_counter()
+    opened = await asyncio.gather(*(one(c) for c in args["credentials"]))
+    welcomed_s = time.perf_counter() - started
+    print("ready", flush=True)
+    await asyncio.sleep(args["hold_seconds"])
+    await asyncio.gather(*(socket.close() for socket in opened if socket is not None))
+    return {"welcomed_s": welcomed_s, "refused": refused}
+
+
 async def fanout_floor(args: dict[str, Any]) -> dict[str, Any]:
     """Sockets on the bare echo server, timing each broadcast frame's arrival."""
     sockets = await _connect_many(
@@ -297,6 +406,8 @@ ROLES = {
     "sender": sender,
     "reader": reader,
     "person": person,
+    "grower": grower,
+    "storm": storm,
     "idle": idle,
     "fanout_floor": fanout_floor,
     "idle_floor": idle_floor,

@@ -65,7 +65,7 @@ def _say(message: str) -> None:
     print(f"bench: {message}", file=sys.stderr, flush=True)
 
 
-def _rss_kib(pid: int) -> int:
+def rss_kib(pid: int) -> int:
     for line in Path(f"/proc/{pid}/status").read_text().splitlines():
         if line.startswith("VmRSS:"):
             return int(line.split()[1])
@@ -379,7 +379,11 @@ async def _people(
     alone = Worker("person", {**person, "tag": "alone", "cards": seed["cards"][:half]}, scratch)
     workers.append(alone)
     got = alone.result()
-    results["person_alone"] = {**summary(got["writes"]), "errors": got["errors"], "first": got["first"]}
+    results["person_alone"] = {
+        **summary(got["writes"]),
+        "errors": got["errors"],
+        "first": got["first"],
+    }
     results["answer_alone"] = summary(got["answers"])
     _say(f"{backend}: a person while {BULK_AGENTS} agents stream")
     streaming = Worker(
@@ -418,7 +422,7 @@ async def _idle(
     workers: list[Worker],
 ) -> dict[str, float]:
     """Memory per idle agent connection, the hub's and the bare echo server's."""
-    before = _rss_kib(hub.process.pid)  # type: ignore[union-attr]
+    before = rss_kib(hub.process.pid)  # type: ignore[union-attr]
     per_process = 1000
     idle_workers = [
         Worker(
@@ -436,12 +440,12 @@ async def _idle(
     for worker in idle_workers:
         worker.wait_ready()
     await asyncio.sleep(11)  # two heartbeats each
-    after_rss = _rss_kib(hub.process.pid)  # type: ignore[union-attr]
+    after_rss = rss_kib(hub.process.pid)  # type: ignore[union-attr]
     results = {"idle_kib_per_connection": (after_rss - before) / len(seed["idle"])}
     for worker in idle_workers:
         worker.result()
 
-    echo_before = _rss_kib(echo.pid)
+    echo_before = rss_kib(echo.pid)
     floor_idle = [
         Worker("idle_floor", {"url": echo_url, "sockets": per_process, "hold_seconds": 8}, scratch)
         for _ in range(0, len(seed["idle"]), per_process)
@@ -450,9 +454,7 @@ async def _idle(
     for worker in floor_idle:
         worker.wait_ready()
     await asyncio.sleep(2)
-    results["floor_idle_kib_per_connection"] = (_rss_kib(echo.pid) - echo_before) / len(
-        seed["idle"]
-    )
+    results["floor_idle_kib_per_connection"] = (rss_kib(echo.pid) - echo_before) / len(seed["idle"])
     for worker in floor_idle:
         worker.result()
     return results

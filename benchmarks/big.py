@@ -1,0 +1,305 @@
+"""``make bench``, big workspaces: each page and list at 1,000 tasks and at 50,000, side by side.
+
+A real hub process; ten agents grow one workspace over LAP (``benchmarks.load grower``:
+each task created, running, a message, an artifact in ten, then done, failed, or waiting on
+a card in fifty), to 1,000 tasks, where every page and API list is timed, then on to 50,000
+(10,000 with ``--quick``), where the same requests are timed again. A good page costs what
+it shows: the same at both sizes. Then a reconnect storm: every idle agent of the workspace
+connects at once, and the hub's memory is read before, at the peak and once they left.
+
+Figures are p50 and p95 of ``SAMPLES`` requests one after another from one signed-in person
+(the browser's session for pages, the same person's token for the API). Targets (issue
+"Big workspaces"): at the big size every page and list p95 ≤ 50 ms and ≤ 1.5× its 1k
+figure; search p95 ≤ 50 ms; a storm of 2,000 welcomed in ≤ 3 s, memory back down after.
+
+``python -m benchmarks.big [--quick]`` on SQLite, or on PostgreSQL when
+``LINEUP_TEST_DATABASE_URL`` names a server (``make bench`` runs both).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import math
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+from benchmarks.databases import on_a_fresh_database
+from benchmarks.run import Worker, rss_kib
+from benchmarks.stats import ratio, summary
+
+AGENTS = 10
+SAMPLES = 30
+SMALL = 1_000
+PASSWORD = "correct horse battery"
+TARGET_P95_MS = 50.0
+TARGET_GROWTH = 1.5
+STORM_TARGET_S = 3.0
+
+
+def _say(message: str) -> None:
+    print(f"bench big: {message}", file=sys.stderr, flush=True)
+
+
+async def _seed(url: str, secret_key: str, idle_agents: int) -> dict[str, Any]:
+    from hub.core.agents.pairing import create_pairing_code
+    from hub.core.agents.registry import redeem_pairing_code
+    from hub.core.ids import new_id
+    from hub.core.log.events import append_event
+    from hub.core.people.accounts import create_api_token, create_user
+    from hub.core.people.credentials import hash_token, new_token
+    from hub.core.store.models import Agent, AgentStatus
+    from hub.testing import opened
+
+    async with opened(url):
+        user, workspace = await create_user("big@example.com", PASSWORD, "Big")
+        _, token = await create_api_token(user, "bench")
+        credentials, agent_ids = [], []
+        for n in range(AGENTS):
+            code, _ = await create_pairing_code(workspace.id, secret_key=secret_key, ttl_s=600)
+            agent, credential = await redeem_pairing_code(
+                code,
+                name=f"grower-{n}",
+                runtime="bench",
+                version="1",
+                capabilities=[],
+                secret_key=secret_key,
+            )
+            credentials.append(credential)
+            agent_ids.append(agent.id)
+        conversation = new_id("conversation")
+        await append_event(
+            workspace.id,
+            "conversation.created",
+            {"conversationId": conversation, "title": "The long one", "agentIds": agent_ids[:1]},
+            actor=f"user:{user.id}",
+        )
+        # The storm's agents: fixtures, written directly rather than paired one by one.
+        idle = [new_token("lu_agent") for _ in range(idle_agents)]
+        await Agent.bulk_create(
+            [
+                Agent(
+                    id=new_id("agent"),
+                    workspace_id=workspace.id,
+                    name=f"idle-{n}",
+                    runtime="bench",
+                    status=AgentStatus.OFFLINE,
+                    credential_hash=hash_token(secret),
+                )
+                for n, secret in enumerate(idle)
+            ],
+            batch_size=500,
+        )
+    return {
+        "email": user.email,
+        "workspace": workspace.id,
+        "token": token,
+        "credentials": credentials,
+        "agents": agent_ids,
+        "big_conversation": conversation,
+        "idle": idle,
+    }
+
+
+def _requests(seed: dict[str, Any], ids: dict[str, str]) -> list[tuple[str, str, str]]:
+    """(name, kind, path) of every request timed: the pages a person opens, the lists the
+    API gives, one of each kind of detail."""
+    ws, long_one = seed["workspace"], seed["big_conversation"]
+    page, api = f"/w/{ws}", f"/api/v1/workspaces/{ws}"
+    return [
+        ("inbox page", "page", f"{page}/inbox"),
+        ("task list page", "page", f"{page}/tasks"),
+        ("one task page", "page", f"{page}/tasks/{ids['task']}"),
+        ("small conversation page", "page", f"{page}/conversations/{ids['small_conversation']}"),
+        ("big conversation page", "page", f"{page}/conversations/{long_one}"),
+        ("agents page", "page", f"{page}/agents"),
+        ("inbox API", "api", f"{api}/inbox"),
+        ("task list API", "api", f"{api}/tasks"),
+        ("one task API", "api", f"{api}/tasks/{ids['task']}"),
+        ("conversations API", "api", f"{api}/conversations"),
+        ("big conversation messages API", "api", f"{api}/conversations/{long_one}/messages"),
+        ("agents API", "api", f"{api}/agents"),
+        ("search API", "search", f"{api}/search?q=migrate"),
+    ]  # fmt: skip
+
+
+async def _time(http: httpx.AsyncClient, path: str, headers: dict[str, str]) -> dict[str, Any]:
+    latencies, sizes, statuses = [], [], set()
+    for n in range(SAMPLES + 2):  # the first two warm caches up
+        started = time.perf_counter()
+        response = await http.get(path, headers=headers)
+        elapsed = (time.perf_counter() - started) * 1000
+        statuses.add(response.status_code)
+        if n >= 2:
+            latencies.append(elapsed)
+            sizes.append(len(response.content))
+    if statuses != {200}:
+        return {"status": sorted(statuses)}
+    return {**summary(latencies), "kib": round(max(sizes) / 1024, 1)}
+
+
+async def _grow(
+    url: str, seed: dict[str, Any], start: int, tasks: int, scratch: Path
+) -> dict[str, Any]:
+    per_agent = math.ceil(tasks / AGENTS)
+    grower = Worker(
+        "grower",
+        {
+            "url": url,
+            "credentials": seed["credentials"],
+            "start": start,
+            "per_agent": per_agent,
+            "tag": "g",
+            "big_conversation": seed["big_conversation"],
+        },
+        scratch,
+    )
+    result = grower.result(timeout=3600)
+    if result["errors"]:
+        raise RuntimeError(f"growing the workspace was refused: {result['first_error']}")
+    return {"tasks": per_agent * AGENTS, "events_per_s": result["sent"] / result["seconds"]}
+
+
+async def _storm(hub_pid: int, url: str, seed: dict[str, Any], scratch: Path) -> dict[str, Any]:
+    before = rss_kib(hub_pid)
+    storm = Worker("storm", {"url": url, "credentials": seed["idle"], "hold_seconds": 3}, scratch)
+    storm.wait_ready(timeout=600)
+    peak = rss_kib(hub_pid)
+    result = storm.result(timeout=600)
+    await asyncio.sleep(10)  # the closed sockets' buffers and sessions let go
+    after = rss_kib(hub_pid)
+    return {
+        "agents": len(seed["idle"]),
+        "welcomed_s": result["welcomed_s"],
+        "refused": result["refused"],
+        "rss_mib": {"before": before / 1024, "peak": peak / 1024, "after": after / 1024},
+    }
+
+
+async def measure(big: int, storm_agents: int) -> dict[str, Any]:
+    return await on_a_fresh_database(lambda url, root: _measure(url, root, big, storm_agents))
+
+
+async def _measure(url: str, root: Path, big: int, storm_agents: int) -> dict[str, Any]:
+    from hub.testing import HubProcess
+
+    secret_key = "bench-secret-key-" + "b" * 32
+    seed = await _seed(url, secret_key, storm_agents)
+    hub = HubProcess(
+        url,
+        root / "hub",
+        LINEUP_SECRET_KEY=secret_key,
+        LINEUP_HEARTBEAT_INTERVAL_S="5",
+        LINEUP_LOG_LEVEL="WARNING",
+    )
+    await asyncio.to_thread(hub.start)
+    results: dict[str, Any] = {
+        "backend": "postgres" if url.startswith("postgres") else "sqlite",
+        "sizes": {},
+    }
+    try:
+        async with httpx.AsyncClient(base_url=hub.url, timeout=60) as http:
+            signed_in = await http.post(
+                "/api/v1/auth/login", json={"email": seed["email"], "password": PASSWORD}
+            )
+            signed_in.raise_for_status()
+            bearer = {"Authorization": f"Bearer {seed['token']}"}
+            grown = 0
+            for size in (SMALL, big):
+                _say(f"{results['backend']}: growing to {size:,} tasks over LAP")
+                growth = await _grow(hub.url, seed, grown // AGENTS, size - grown, root)
+                grown += growth["tasks"]
+                ids = await _sample_ids(http, seed, bearer, grown)
+                _say(f"{results['backend']}: timing at {grown:,} tasks")
+                figures = {}
+                for name, kind, path in _requests(seed, ids):
+                    figures[name] = await _time(http, path, bearer if kind != "page" else {})
+                results["sizes"][str(size)] = {"growth": growth, "figures": figures}
+            _say(f"{results['backend']}: a storm of {storm_agents:,} agents")
+            results["storm"] = await _storm(hub.process.pid, hub.url, seed, root)
+    finally:
+        await asyncio.to_thread(hub.stop)
+    return results
+
+
+async def _sample_ids(
+    http: httpx.AsyncClient, seed: dict[str, Any], bearer: dict[str, str], grown: int
+) -> dict[str, str]:
+    """A task from the middle of the workspace's history (not one the first page shows) and
+    the conversation of one of agent 1's tasks (its own, a few messages long)."""
+    task_id = f"btg-1-{max(1, grown // AGENTS // 2)}"
+    api = f"/api/v1/workspaces/{seed['workspace']}"
+    task = (await http.get(f"{api}/tasks/{task_id}", headers=bearer)).json()
+    conversation = (task.get("task") or task).get("conversationId")
+    return {"task": task_id, "small_conversation": str(conversation)}
+
+
+def table(runs: list[dict[str, Any]]) -> str:
+    sizes = list(runs[0]["sizes"])
+    head = "| figure | " + " | ".join(
+        f"{run['backend']} p95 @{int(s):,} | ×@{SMALL:,}" for run in runs for s in sizes
+    )
+    lines = [head + " |", "|" + " --- |" * (1 + 2 * len(sizes) * len(runs))]
+    for name in runs[0]["sizes"][sizes[0]]["figures"]:
+        cells = []
+        for run in runs:
+            small = run["sizes"][sizes[0]]["figures"][name]
+            for size in sizes:
+                figure = run["sizes"][size]["figures"][name]
+                if "p95" not in figure:
+                    cells += [f"status {figure['status']}", "n/a"]
+                    continue
+                growth = ratio(figure["p95"], small.get("p95", math.nan))
+                cells += [f"{figure['p95']:.1f} ms, {figure['kib']} KiB", f"{growth:.2f}×"]
+        lines.append(f"| {name} | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def verdicts(runs: list[dict[str, Any]]) -> str:
+    lines = []
+    for run in runs:
+        big = list(run["sizes"])[-1]
+        small_figures = run["sizes"][str(SMALL)]["figures"]
+        missed = []
+        for name, figure in run["sizes"][big]["figures"].items():
+            if "p95" not in figure:
+                missed.append(f"{name} (status {figure['status']})")
+                continue
+            growth = ratio(figure["p95"], small_figures[name].get("p95", math.nan))
+            if figure["p95"] > TARGET_P95_MS or growth > TARGET_GROWTH:
+                missed.append(f"{name} ({figure['p95']:.0f} ms, {growth:.1f}×)")
+        storm = run["storm"]
+        rss = storm["rss_mib"]
+        lines.append(
+            f"- {run['backend']} at {int(big):,} tasks: "
+            + (f"**{len(missed)} not met**: " + "; ".join(missed) if missed else "every page met")
+            + f". Storm of {storm['agents']:,}: welcomed in {storm['welcomed_s']:.1f} s "
+            f"(target ≤ {STORM_TARGET_S:.0f} s), memory {rss['before']:.0f} → "
+            f"{rss['peak']:.0f} → {rss['after']:.0f} MiB."
+        )
+    return "\n".join(lines)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--quick", action="store_true", help="10,000 tasks and 500 agents")
+    parser.add_argument("--tasks", type=int, help="the big size, instead of 50,000")
+    parser.add_argument("--storm", type=int, help="the storm's agents, instead of 2,000")
+    args = parser.parse_args()
+    big, storm_agents = (10_000, 500) if args.quick else (50_000, 2_000)
+    big, storm_agents = args.tasks or big, args.storm or storm_agents
+    run = asyncio.run(measure(big, storm_agents))
+    print(table([run]))
+    print(verdicts([run]))
+    out = Path(__file__).with_name(f"results-big-{run['backend']}.json")
+    out.write_text(json.dumps(run, indent=2) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
