@@ -8,6 +8,7 @@ functions) fails here instead of passing quietly.
 
 from __future__ import annotations
 
+import ast
 import os
 import shutil
 import subprocess
@@ -118,3 +119,25 @@ def test_a_forbidden_import_breaks_its_rule(
     assert result.returncode != 0, result.stdout
     broken_rules = [line for line in result.stdout.splitlines() if line.endswith(" BROKEN")]
     assert any(line.startswith(broken) for line in broken_rules), result.stdout
+
+
+def test_transactions_are_opened_through_the_store_alone() -> None:
+    """On SQLite the hub has a reader beside the writer, and Tortoise's ``in_transaction()``
+    cannot pick between two connections: ``hub.core.store.transactions`` names the writer."""
+    allowed = ROOT / "hub/core/store/transactions.py"
+    offenders = []
+    for part in ("hub", "plugins", "tests", "benchmarks", "scripts"):
+        for path in sorted((ROOT / part).rglob("*.py")):
+            if path == allowed:
+                continue
+            for node in ast.walk(ast.parse(path.read_text(), str(path))):
+                names = (
+                    [node.module or ""]
+                    if isinstance(node, ast.ImportFrom)
+                    else [alias.name for alias in node.names]
+                    if isinstance(node, ast.Import)
+                    else []
+                )
+                if any(name.startswith("tortoise.transactions") for name in names):
+                    offenders.append(str(path.relative_to(ROOT)))
+    assert offenders == []

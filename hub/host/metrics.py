@@ -108,7 +108,7 @@ OUTBOX_OLDEST_AGE = Gauge(
 )
 POOL_SIZE = Gauge(
     "lineup_database_pool_size",
-    "Database connections this process holds open (SQLite: its one connection).",
+    "Database connections this process holds open (SQLite: its writer's and its reader's).",
     registry=REGISTRY,
 )
 POOL_IDLE = Gauge(
@@ -214,5 +214,6 @@ def _read_pool() -> None:
     if pool is not None:  # asyncpg
         POOL_SIZE.set(pool.get_size())
         POOL_IDLE.set(pool.get_idle_size())
-    else:
-        POOL_SIZE.set(1 if getattr(client, "_connection", None) is not None else 0)
+    else:  # SQLite: the writer's connection and the reader's (hub.core.store.sqlite_reader)
+        open_ = [connections.get(name) for name in connections.db_config]
+        POOL_SIZE.set(sum(getattr(c, "_connection", None) is not None for c in open_))

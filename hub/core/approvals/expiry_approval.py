@@ -18,10 +18,9 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from tortoise.transactions import in_transaction
-
 from hub.core.errors import Conflict, InvalidInput
 from hub.core.store.policy_models import ApprovalSettings, PolicyRule
+from hub.core.store.transactions import in_transaction
 from hub.protocol.interactions import ApprovalPolicy, Risk, risk_of
 
 Connection = Any

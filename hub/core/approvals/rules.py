@@ -10,13 +10,13 @@ from datetime import datetime
 from typing import Any
 
 from pydantic import ValidationError
-from tortoise.transactions import in_transaction
 
 from hub.core.approvals.expiry_approval import approve_on_expiry, refuse_rule
 from hub.core.approvals.policies import member_ids
 from hub.core.errors import InvalidInput, NotFound
 from hub.core.ids import new_id
 from hub.core.store.policy_models import PolicyRule
+from hub.core.store.transactions import in_transaction
 from hub.protocol.clock import iso
 from hub.protocol.interactions import ApprovalPolicy, InteractionType, Risk
 

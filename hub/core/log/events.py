@@ -37,7 +37,6 @@ from datetime import UTC, datetime
 from typing import Any, Protocol
 
 from tortoise.exceptions import IntegrityError
-from tortoise.transactions import in_transaction
 
 from hub.core.errors import InvalidInput, NotFound
 from hub.core.ids import new_id
@@ -48,6 +47,7 @@ from hub.core.log.fresh_rows import fresh
 from hub.core.log.group_commit import GroupCommit, Request
 from hub.core.store.models import Event, Workspace
 from hub.core.store.storage_faults import storage_fault
+from hub.core.store.transactions import in_transaction
 from hub.protocol.clock import utcnow
 
 logger = logging.getLogger(__name__)

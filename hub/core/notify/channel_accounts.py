@@ -15,12 +15,11 @@ import secrets
 from datetime import datetime, timedelta
 from typing import Any
 
-from tortoise.transactions import in_transaction
-
 from hub.core.errors import Gone, NotFound
 from hub.core.ids import new_id
 from hub.core.people.credentials import hash_token
 from hub.core.store.notification_models import ChannelAccount, ChannelLinkToken
+from hub.core.store.transactions import in_transaction
 from hub.protocol.clock import utcnow
 
 LINK_TOKEN_TTL_S = 15 * 60

@@ -21,11 +21,10 @@ from datetime import datetime
 from typing import Any
 from urllib.parse import urlsplit
 
-from tortoise.transactions import in_transaction
-
 from hub.core.errors import InvalidInput, NotFound
 from hub.core.ids import new_id
 from hub.core.store.notification_models import ChannelAccount, PushSubscription
+from hub.core.store.transactions import in_transaction
 from hub.protocol.clock import iso, utcnow
 
 SURFACE = "push"

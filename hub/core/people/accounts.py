@@ -12,7 +12,6 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from tortoise.exceptions import IntegrityError
-from tortoise.transactions import in_transaction
 
 from hub.core.errors import Conflict, Forbidden, InvalidInput, NotFound, Unauthorized
 from hub.core.ids import could_be_an_id, new_id
@@ -21,6 +20,7 @@ from hub.core.people.credentials import hash_password, hash_token, new_token, ve
 from hub.core.people.passwords import require_strong
 from hub.core.people.signup import Signup, check_admission
 from hub.core.store.models import ApiToken, Membership, Role, User, Workspace
+from hub.core.store.transactions import in_transaction
 from hub.protocol.clock import iso
 
 API_TOKEN_PREFIX = "lu_pat"

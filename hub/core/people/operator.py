@@ -10,13 +10,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from tortoise.transactions import in_transaction
-
 from hub.core.errors import Conflict, Forbidden
 from hub.core.people import passwords
 from hub.core.people.account_events import PASSWORD_RESET
 from hub.core.people.sessions import end_sessions
 from hub.core.store.models import User
+from hub.core.store.transactions import in_transaction
 from hub.protocol.clock import iso, utcnow
 
 

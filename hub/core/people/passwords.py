@@ -9,14 +9,13 @@ out. The session that asked is kept, so the person is not signed out of their ow
 
 from __future__ import annotations
 
-from tortoise.transactions import in_transaction
-
 from hub.core.errors import Forbidden, InvalidInput
 from hub.core.people.account_events import PASSWORD_CHANGED, record_password_change
 from hub.core.people.credentials import hash_password, verify_password
 from hub.core.people.ratelimit import FailureLimiter
 from hub.core.people.sessions import end_sessions
 from hub.core.store.models import User
+from hub.core.store.transactions import in_transaction
 
 MIN_PASSWORD_LENGTH = 8
 # A session is already signed in, so this caps someone guessing from a borrowed session

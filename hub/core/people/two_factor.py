@@ -19,13 +19,13 @@ import hmac
 import secrets
 
 import pyotp
-from tortoise.transactions import in_transaction
 
 from hub.core.errors import Conflict, Unauthorized
 from hub.core.ids import new_id
 from hub.core.people.credentials import hash_token
 from hub.core.people.ratelimit import FailureLimiter
 from hub.core.store.models import RecoveryCode, User
+from hub.core.store.transactions import in_transaction
 from hub.protocol.clock import utcnow
 
 ISSUER = "LineUp Hub"

@@ -21,7 +21,8 @@ from typing import Any, TypeVar
 
 from tortoise.models import Model
 from tortoise.queryset import QuerySet
-from tortoise.transactions import in_transaction
+
+from hub.core.store.transactions import in_transaction
 
 M = TypeVar("M", bound=Model)
 

@@ -30,6 +30,8 @@ from tortoise.context import TortoiseContext
 from tortoise.migrations.api import migrate as run_migrations
 from tortoise.migrations.recorder import MigrationRecorder
 
+from hub.core.store.sqlite_reader import READER, ReadsBesideTheWriter, reader_url
+
 logger = logging.getLogger(__name__)
 
 MODELS_MODULE = "hub.core.store.models"
@@ -183,6 +185,9 @@ async def open_database(database_url: str, *, apply_migrations: bool = True) -> 
     if apply_migrations:
         await migrate(database_url)
     config = tortoise_config(database_url, durable_commits=await _commits_may_be_lost(database_url))
+    if sqlite_path(database_url) is not None:  # reads beside the writer (sqlite_reader)
+        config["connections"][READER] = reader_url(normalise_url(database_url))
+        config["routers"] = [ReadsBesideTheWriter]
     # The global fallback lets request tasks, started outside the context that ran init,
     # see the connections (Quart runs before_serving in another task).
     await Tortoise.init(config=config, _enable_global_fallback=True)
@@ -227,6 +232,14 @@ async def database(database_url: str) -> AsyncIterator[None]:
         await close_database()
 
 
+# A transaction takes the write lock as it begins, waiting (busy_timeout) while another
+# process holds it. A deferred BEGIN takes it at the first write instead, and if another
+# connection committed since the transaction's first read, SQLite refuses at once
+# ("database is locked", no wait): two processes on one file (the CLI, a second hub)
+# would fail each other's writes at random.
+_BEGIN_SQLITE = "BEGIN IMMEDIATE"
+
+
 async def _enter_sqlite_transaction(self: Any) -> Any:
     """Tortoise's ``SqliteTransactionContext.__aenter__``, safe against cancellation.
 
@@ -248,12 +261,12 @@ async def _enter_sqlite_transaction(self: Any) -> Any:
         token = get_connections().set(self.connection_name, self.connection)
         sqlite = self.connection._connection  # the aiosqlite connection, autocommit mode
         try:
-            await sqlite.execute("BEGIN")
+            await sqlite.execute(_BEGIN_SQLITE)
         except sqlite3.OperationalError:
             if not sqlite.in_transaction:
                 raise
             await sqlite.commit()
-            await sqlite.execute("BEGIN")
+            await sqlite.execute(_BEGIN_SQLITE)
     except BaseException:
         if token is not None:
             get_connections().reset(token)

@@ -9,10 +9,9 @@ from __future__ import annotations
 import asyncio
 import contextlib
 
-from tortoise.transactions import in_transaction
-
 from hub.core.log.events import append_event, last_sequence
 from hub.core.store.models import Event, Workspace
+from hub.core.store.transactions import in_transaction
 
 
 async def test_cancelling_transactions_anywhere_never_hangs(workspace: Workspace) -> None:

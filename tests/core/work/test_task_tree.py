@@ -6,13 +6,13 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from tortoise import connections
 
 from hub.core.ids import new_id
 from hub.core.store.models import Agent, Task, Workspace
 from hub.core.work.task_tree import TaskNode, child_tree, task_tree
 from hub.core.work.tasks import create_task, list_tasks
 from tests.core.agent_reports import agent_reports, make_agent
+from tests.core.queries import record_queries
 
 ME = "user:usr_me"
 
@@ -74,15 +74,7 @@ async def test_a_list_costs_the_same_queries_however_many_tasks_it_holds(
     orphan_parent = await create_task(workspace.id, "Far away", by=ME, target_agent_id=agent.id)
     await step(agent, orphan_parent.id, "Lonely step", status="failed")
 
-    client = connections.get("default")
-    queries: list[str] = []
-    real = client.execute_query
-
-    async def counted(query: str, values: Any = None) -> Any:
-        queries.append(query)
-        return await real(query, values)
-
-    monkeypatch.setattr(client, "execute_query", counted)
+    queries = record_queries(monkeypatch)
     tasks = await Task.filter(workspace_id=workspace.id).exclude(title="Far away")
     queries.clear()
     nodes = await task_tree(workspace.id, tasks)
