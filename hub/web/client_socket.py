@@ -14,8 +14,9 @@ hub's own origin) and only for members of the workspace. Frames are JSON text:
   ``lastSequence`` follow on this same socket (a sequence beyond the end sent with the
   log's own epoch also gives the log a new epoch, ``hub.core.log.epochs``, named in the
   welcome: keep it);
-* transient frames such as ``message.delta`` (text still streaming), which carry no
-  sequence and are never replayed;
+* transient frames, which carry no sequence and are never replayed: ``message.delta``
+  (text still streaming), and ``agent.online`` / ``agent.offline`` of an agent with no
+  open work (``hub.core.agents.presence``: such a change is state, not history);
 * ``error`` ``{code, message, hint}`` before the socket closes when it is refused.
 
 A client that starts late (no ``after``, ``after=0`` in a workspace with a long history, a tab

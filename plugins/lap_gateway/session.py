@@ -38,7 +38,12 @@ from quart import Websocket
 
 from hub.config import Settings
 from hub.core.agents.lifecycle import credential_revoked
-from hub.core.agents.presence import announce_connection, connection_closed, record_heartbeat
+from hub.core.agents.presence import (
+    announce_connection,
+    connection_closed,
+    record_heartbeat,
+    release_connection,
+)
 from hub.core.agents.registry import public_status, redeem_pairing_code
 from hub.core.errors import Conflict, HubError, InvalidInput, Unauthorized
 from hub.core.ids import new_id
@@ -340,8 +345,18 @@ class AgentSession:
                 await self.close(error.close_code, error)
         finally:
             downlink.close()
-            if not downlink.replaced and self._close_code != SERVICE_RESTART:
-                await self._finish(self._note_gone(agent, session_id))
+            if not downlink.replaced:
+                # A hub that stops says nothing of presence, but lets the connection go:
+                # the agent's return claims it without a word in the log.
+                stopping = self._close_code == SERVICE_RESTART
+                gone = self._let_go if stopping else self._note_gone
+                await self._finish(gone(agent, session_id))
+
+    async def _let_go(self, agent: Agent, session_id: str) -> None:
+        try:
+            await release_connection(agent, session_id)
+        except Exception as error:  # its return then logs agent.connected: no harm
+            logger.info("agent %s: connection not let go at shutdown: %s", agent.id, error)
 
     async def _note_gone(self, agent: Agent, session_id: str) -> None:
         """The socket closed (the peer went, or this side closed it): the agent is offline

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import os
 import signal
 import time
@@ -18,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+import websockets
 
 from hub.core.agents.pairing import create_pairing_code
 from hub.core.people.accounts import create_api_token, create_user
@@ -96,6 +98,18 @@ class LiveHub:
             body["conversationId"] = conversation_id
         return str((await self.api("POST", "/tasks", body))["id"])
 
+    @contextlib.asynccontextmanager
+    async def client_socket(self) -> AsyncIterator[ClientSocket]:
+        """A person's open tab: ``/ws/client`` from the log's end, as a page follows it."""
+        position = await self.api("GET", "/events?after=0&limit=1")
+        address = self.url.replace("http://", "ws://", 1)
+        query = f"workspace={self.workspace_id}&after={position['lastSequence']}"
+        headers = {"Authorization": self.http.headers["Authorization"]}
+        async with websockets.connect(
+            f"{address}/ws/client?{query}", additional_headers=headers
+        ) as socket:
+            yield ClientSocket(socket)
+
     async def respond(self, interaction_id: str, option_id: str, comment: str | None = None) -> Any:
         """Answer as a person who read the card: bound to the action it shows, if any."""
         body: dict[str, Any] = {"optionId": option_id}
@@ -105,6 +119,19 @@ class LiveHub:
         if comment:
             body["comment"] = comment
         return await self.api("POST", f"/interactions/{interaction_id}/respond", body)
+
+
+@dataclass
+class ClientSocket:
+    socket: Any
+
+    async def next_of(self, type: str, within: float = 10.0) -> dict[str, Any]:
+        """The next frame of ``type`` the tab is sent (sequenced or not)."""
+        async with asyncio.timeout(within):
+            while True:
+                frame: dict[str, Any] = json.loads(await self.socket.recv())
+                if frame.get("type") == type:
+                    return frame
 
 
 def stacks_of(process: HubProcess) -> str:

@@ -206,7 +206,9 @@ async def _offline(event: Event, connection: Connection) -> None:
         # A heartbeat arrived after the sweeper looked: the agent is alive after all.
         raise Conflict(f"Agent {agent.id} sent a heartbeat since.", code="agent_came_back")
     agent.status = AgentStatus.OFFLINE
-    await agent.save(using_db=connection, update_fields=["status"])
+    if closed is not None:  # its socket closed: the agent's next hello claims the connection
+        agent.session_id = None
+    await agent.save(using_db=connection, update_fields=["status", "session_id"])
 
 
 @handlers.on("agent.connected")

@@ -1,28 +1,39 @@
 """Presence (spec §7.4): heartbeats, offline after two missed, failing after a grace period.
 
-* Each socket that says hello logs ``agent.connected``: one connection per agent, the
-  newest, across every hub process (``announce_connection``).
+Presence is state, kept current on the agent's row; the log records a change of it only
+where a person needs it: an agent with open work (a task queued, running or waiting for a
+person) that goes offline or comes back. An idle agent's comings and goings are shown live
+(a transient ``agent.online`` / ``agent.offline`` frame on the bus, ``sequence`` 0, like
+streaming text) and leave nothing behind: a fleet that reconnects after a restart or a
+network blip used to write an event per agent per connect and per disconnect, forever.
+
+* Each socket that says hello takes the agent's one connection (``Agent.session_id``),
+  across every hub process (``announce_connection``). When no socket holds it (the last
+  one closed, or its hub stopped), the hello just claims it. When one does, that socket may
+  still be alive (a half-open connection, a second process with the same credential), so
+  the hello logs ``agent.connected``: the older socket, wherever it is, reads it in order
+  among its downlink events and closes, and nothing after it reaches that socket.
 * A connected agent's heartbeats stamp ``Agent.last_heartbeat_at``; heartbeats themselves
-  are not logged. The first heartbeat of an agent that was not online logs ``agent.online``.
+  are not logged. The first heartbeat of an agent that was not online brings it online.
 * A socket that closes while it holds the agent's connection marks the agent ``offline``
-  at once (``agent.offline`` with ``reason: connection_closed``, ``connection_closed``): an
-  agent killed mid-task shows as lost the moment its socket goes, not two intervals later.
-  A socket that was replaced by a newer one says nothing: the agent is there.
-* ``PresenceSweeper`` marks an online agent ``offline`` (``agent.offline``) once two
-  heartbeat intervals pass without one: the death a socket does not report (a half-open
-  connection, a machine gone). Its tasks keep their status: views show "connection lost"
-  with the last heartbeat (``connection_lost``).
+  at once (``reason: connection_closed``, ``connection_closed``) and lets the connection
+  go: an agent killed mid-task shows as lost the moment its socket goes, not two intervals
+  later. A socket that was replaced by a newer one says nothing: the agent is there.
+* ``PresenceSweeper`` marks an online agent ``offline`` once two heartbeat intervals pass
+  without one: the death a socket does not report (a half-open connection, a machine gone).
+  Its tasks keep their status: views show "connection lost" with the last heartbeat
+  (``connection_lost``).
 * When the grace period has passed since the last heartbeat and the agent is still not
   back, its running tasks fail with error ``agent_unreachable`` (``task.status_changed`` by
   ``system``). Tasks waiting for a person are left alone: the state machine (spec §6.2) has
   no move from ``waiting_for_human`` to ``failed``, and the answer still reaches the agent
   when it returns. Queued tasks wait for it too.
 
-Several hub processes may each run a sweeper: the events carry deterministic envelope ids
-and their handlers re-check the agent's row, so the work is done once. A closed socket's
-``agent.offline`` has the sweeper's id for the same last heartbeat, so the two never double
-it either; its handler also refuses it once a newer socket announced itself
-(``Agent.session_id``), wherever that socket is.
+Several hub processes may each run a sweeper, and an agent may have several sockets: a
+change that is not logged is one conditional update of the agent's row (online only where
+it was offline, offline only where it was online with the same last heartbeat, or the same
+session), so it happens once; a logged one has a deterministic envelope id and its
+handler re-checks the row under the workspace's lock, so it is logged once.
 """
 
 from __future__ import annotations
@@ -38,12 +49,14 @@ from tortoise.expressions import Subquery
 
 from hub.core.agents.lifecycle import credential_revoked
 from hub.core.errors import Conflict, HubError
-from hub.core.log.events import AppendResult, append_event, queue_append
+from hub.core.log.bus import DEFAULT_BUS, PublishedEvent
+from hub.core.log.events import AppendResult, append_event, last_sequence, queue_append
 from hub.core.log.group_commit import GroupCommit, Request
 from hub.core.store.models import Agent, AgentStatus, Task
 from hub.core.task_states import TaskStatus
 from hub.core.workers import Periodic
-from hub.protocol.clock import iso, utcnow
+from hub.protocol.clock import iso, utcnow, wire_time
+from hub.protocol.lap import PROTOCOL_VERSION
 
 logger = logging.getLogger(__name__)
 
@@ -51,6 +64,9 @@ MISSED_HEARTBEATS_FOR_OFFLINE = 2
 UNREACHABLE = "agent_unreachable"
 CONNECTION_CLOSED = "connection_closed"
 _BATCH = 500
+# The work a person would miss if its agent were gone: presence changes are logged then.
+_MAY_COME_ONLINE = [AgentStatus.PENDING, AgentStatus.OFFLINE]  # just paired, or back
+_OPEN_WORK = [TaskStatus.QUEUED.value, TaskStatus.RUNNING.value, TaskStatus.WAITING_FOR_HUMAN.value]
 
 
 def connection_lost(agent: Agent) -> dict[str, Any] | None:
@@ -78,6 +94,18 @@ async def record_heartbeat(agent: Agent) -> bool:
     current = await Agent.filter(id=agent.id).first()
     if current is None or current.status == AgentStatus.REVOKED:
         raise credential_revoked(current or agent)
+    if not await _has_open_work(agent.id):
+        # Nobody waits on this agent: the change is state, shown live, not logged.
+        came = await Agent.filter(id=agent.id, status__in=_MAY_COME_ONLINE).update(
+            status=AgentStatus.ONLINE, last_heartbeat_at=now
+        )
+        if not came:  # another socket brought it online first, or it was revoked
+            if await Agent.filter(id=agent.id, status=AgentStatus.REVOKED).exists():
+                raise credential_revoked(current)
+            await Agent.filter(id=agent.id).update(last_heartbeat_at=now)
+            return False
+        _show(current, "agent.online", {"agentId": agent.id, "name": current.name})
+        return True
     await Agent.filter(id=agent.id).update(last_heartbeat_at=now)
     try:
         await append_event(
@@ -93,14 +121,55 @@ async def record_heartbeat(agent: Agent) -> bool:
     return True
 
 
-async def announce_connection(agent: Agent, session_id: str) -> int:
-    """Log that ``session_id`` now holds the agent's one connection; returns its sequence.
+async def _has_open_work(agent_id: str) -> bool:
+    return await Task.filter(target_agent_id=agent_id, status__in=_OPEN_WORK).exists()
 
-    The newest connection wins, in every hub process alike: a socket that reads a later
-    ``agent.connected`` of its agent among its downlink events was replaced, and closes.
-    The log's order decides, so of two sockets opened at once in two processes exactly
-    one stays. Raises ``Unauthorized`` (``credential_revoked``) for a revoked agent.
+
+def _show(agent: Agent, type: str, payload: dict[str, Any]) -> None:
+    """A presence change live on every surface (and, through the relay, in every hub
+    process), without a place in the log: a frame with ``sequence`` 0."""
+    envelope = {
+        "id": f"presence-{agent.id}-{type}-{utcnow().timestamp()}",
+        "type": type,
+        "version": PROTOCOL_VERSION,
+        "occurredAt": wire_time(utcnow()),
+        "workspaceId": agent.workspace_id,
+        "sequence": 0,
+        "actor": "system" if type == "agent.offline" else f"agent:{agent.id}",
+        "payload": payload,
+    }
+    DEFAULT_BUS.publish(
+        PublishedEvent(
+            workspace_id=agent.workspace_id,
+            sequence=0,
+            type=type,
+            recipient_agent_id=None,
+            envelope=envelope,
+        )
+    )
+
+
+async def announce_connection(agent: Agent, session_id: str) -> int:
+    """Take the agent's one connection for ``session_id``; returns the log's position from
+    which a later ``agent.connected`` of another socket means this one was replaced.
+
+    The newest connection wins, in every hub process alike. When no socket holds the
+    agent, the claim is an update of its row and nothing is logged (the position is read
+    before the claim, so a replacement that comes after it is sequenced after it). When
+    one does, ``agent.connected`` is logged and its sequence returned: the older socket
+    reads it among its downlink events and closes, and the log's order decides, so of
+    two sockets opened at once in two processes exactly one stays. Raises
+    ``Unauthorized`` (``credential_revoked``) for a revoked agent.
     """
+    position = await last_sequence(agent.workspace_id)
+    claimed = (
+        await Agent.filter(id=agent.id, session_id=None)
+        .exclude(status=AgentStatus.REVOKED)
+        .update(session_id=session_id)
+    )
+    if claimed:
+        await record_heartbeat(agent)
+        return position
     result = await append_event(
         agent.workspace_id,
         "agent.connected",
@@ -113,13 +182,20 @@ async def announce_connection(agent: Agent, session_id: str) -> int:
     return result.sequence
 
 
+async def release_connection(agent: Agent, session_id: str) -> None:
+    """The hub is stopping with ``session_id`` open: let the connection go, so the agent's
+    return claims it without a word in the log. Its presence stays as it is: the agent
+    comes back in a moment, and the sweeper judges one that does not."""
+    await Agent.filter(id=agent.id, session_id=session_id).update(session_id=None)
+
+
 async def connection_closed(agent: Agent, session_id: str) -> bool:
     """The socket of ``session_id`` closed: mark the agent offline now; True if this did.
 
-    Nothing is logged unless that session still holds the agent's connection and the agent
+    Nothing changes unless that session still holds the agent's connection and the agent
     is online: a socket replaced by a newer one, a revoked agent or one the sweeper marked
-    already say nothing. The handler checks the session again under the workspace's lock,
-    so a socket announced in another process meanwhile still wins.
+    already say nothing. A logged change is checked again under the workspace's lock, so
+    a socket announced in another process meanwhile still wins.
     """
     current = await Agent.filter(id=agent.id).first()
     if (
@@ -128,14 +204,46 @@ async def connection_closed(agent: Agent, session_id: str) -> bool:
         or current.session_id != session_id
         or current.last_heartbeat_at is None
     ):
+        await Agent.filter(id=agent.id, session_id=session_id).update(session_id=None)
         return False
     try:
-        result = await _log_offline(
+        return await _go_offline(
             current, missed=0, closed={"reason": CONNECTION_CLOSED, "sessionId": session_id}
         )
     except Conflict:  # it connected again, or came back, or a sweeper was first
         return False
-    return not result.duplicate
+
+
+async def _go_offline(agent: Agent, *, missed: int, closed: dict[str, str] | None = None) -> bool:
+    """Mark ``agent`` offline as its row reads now (logged if it has open work); True if
+    this did. A closed socket also lets the agent's connection go."""
+    if await _has_open_work(agent.id):
+        result = await _log_offline(agent, missed=missed, closed=closed)
+        return not result.duplicate
+    still = Agent.filter(id=agent.id, status=AgentStatus.ONLINE)
+    if closed is not None:  # its own socket: whatever heartbeat came last
+        went = await still.filter(session_id=closed["sessionId"]).update(
+            status=AgentStatus.OFFLINE, session_id=None
+        )
+    else:  # the sweeper's judgement holds only if no heartbeat came since it looked
+        went = await still.filter(last_heartbeat_at=agent.last_heartbeat_at).update(
+            status=AgentStatus.OFFLINE
+        )
+    if went:
+        _show(agent, "agent.offline", _offline_payload(agent, missed, closed))
+    return bool(went)
+
+
+def _offline_payload(agent: Agent, missed: int, closed: dict[str, str] | None) -> dict[str, Any]:
+    last = agent.last_heartbeat_at
+    assert last is not None  # an online agent has had a heartbeat
+    return {
+        "agentId": agent.id,
+        "name": agent.name,
+        "lastHeartbeatAt": iso(last),
+        "missedHeartbeats": missed,
+        **(closed or {}),
+    }
 
 
 def _log_offline(
@@ -149,13 +257,7 @@ def _log_offline(
     return queue_append(
         agent.workspace_id,
         "agent.offline",
-        {
-            "agentId": agent.id,
-            "name": agent.name,
-            "lastHeartbeatAt": iso(last),
-            "missedHeartbeats": missed,
-            **(closed or {}),
-        },
+        _offline_payload(agent, missed, closed),
         actor="system",
         envelope_id=f"offline-{agent.id}-{int(last.timestamp() * 1_000_000)}",
     )
@@ -218,15 +320,16 @@ class PresenceSweeper:
         silent = await Agent.filter(
             status=AgentStatus.ONLINE, last_heartbeat_at__lt=now - self.offline_after
         ).limit(_BATCH)
-        # Queued together, so a hundred agents gone at once share a commit or two.
-        queued = [_log_offline(agent, missed=MISSED_HEARTBEATS_FOR_OFFLINE) for agent in silent]
-        outcomes = await asyncio.gather(*queued, return_exceptions=True)
+        # Together, so a hundred agents gone at once share a commit or two.
+        changes = [_go_offline(agent, missed=MISSED_HEARTBEATS_FOR_OFFLINE) for agent in silent]
+        outcomes = await asyncio.gather(*changes, return_exceptions=True)
         for agent, outcome in zip(silent, outcomes, strict=True):
             if isinstance(outcome, Conflict):  # it came back, or another sweeper was first
                 continue
             if isinstance(outcome, BaseException):
                 raise outcome
-            report.offline.append(agent.id)
+            if outcome:
+                report.offline.append(agent.id)
 
     async def _fail_unreachable(self, now: datetime, report: SweepReport) -> None:
         unreachable = Agent.filter(
@@ -290,4 +393,5 @@ __all__ = [
     "connection_lost",
     "iso",
     "record_heartbeat",
+    "release_connection",
 ]

@@ -18,6 +18,8 @@
   let retryTimer = null;
   let hiddenSince = null;
   let refreshTimer = null;
+  // Frames without a sequence that still change what a page shows (hub.core.agents.presence).
+  const PRESENCE = new Set(["agent.online", "agent.offline"]);
   let refreshing = false;
   let refreshAgain = false;
   const dirtyForms = new WeakSet();
@@ -99,6 +101,11 @@
       return;
     }
     const sequence = Number(frame.sequence || 0);
+    if (!sequence && PRESENCE.has(type)) {
+      // An idle agent came or went: state shown live, kept in no log (no sequence).
+      scheduleRefresh(150);
+      return;
+    }
     if (!sequence || sequence <= lastSequence) return; // already shown
     lastSequence = sequence;
     tellPerson(frame);

@@ -1,5 +1,6 @@
 """Presence: heartbeats, offline after two missed or at once when the connection's socket
-closes, running tasks failed after the grace period.
+closes, running tasks failed after the grace period; logged only for agents with open work,
+shown live (a frame without a sequence) for the others.
 
 The sweeper is driven with an explicit ``now`` so that no test waits for the clock, except
 the one that proves the background loop runs at all.
@@ -8,6 +9,7 @@ the one that proves the background loop runs at all.
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Iterator
 from datetime import timedelta
 
 import pytest
@@ -18,10 +20,12 @@ from hub.core.agents.presence import (
     connection_closed,
     connection_lost,
     record_heartbeat,
+    release_connection,
 )
 from hub.core.agents.registry import agent_view, confirm_agent, revoke_agent
 from hub.core.errors import Conflict, Unauthorized
 from hub.core.ids import new_id
+from hub.core.log.bus import DEFAULT_BUS, PublishedEvent
 from hub.core.log.events import append_event, events_after
 from hub.core.store.models import Agent, AgentStatus, Task, Workspace
 from hub.core.task_states import TaskStatus
@@ -70,7 +74,27 @@ async def types_of(workspace: Workspace) -> list[str]:
     return [e.type for e in await events_after(workspace.id, 0)]
 
 
-async def test_the_first_heartbeat_brings_an_agent_online_once(workspace: Workspace) -> None:
+@pytest.fixture
+def shown() -> Iterator[list[PublishedEvent]]:
+    """The presence frames shown live and kept in no log (``sequence`` 0)."""
+    frames: list[PublishedEvent] = []
+
+    def listen(event: PublishedEvent) -> None:
+        if event.sequence == 0 and event.type.startswith("agent."):
+            frames.append(event)
+
+    DEFAULT_BUS.add_listener(listen)
+    yield frames
+    DEFAULT_BUS.remove_listener(listen)
+
+
+def kinds(frames: list[PublishedEvent]) -> list[str]:
+    return [frame.type for frame in frames]
+
+
+async def test_the_first_heartbeat_brings_an_agent_online_once(
+    workspace: Workspace, shown: list[PublishedEvent]
+) -> None:
     agent, _ = await paired_agent(workspace)
     assert await record_heartbeat(agent) is True
     first = await Agent.get(id=agent.id)
@@ -81,8 +105,10 @@ async def test_the_first_heartbeat_brings_an_agent_online_once(workspace: Worksp
     assert (
         second.last_heartbeat_at is not None and second.last_heartbeat_at >= first.last_heartbeat_at
     )
-    # Heartbeats are not logged; only the change to online is.
-    assert await types_of(workspace) == ["agent.paired", "agent.online"]
+    # Heartbeats are not logged, nor is an idle agent's change to online: it is shown.
+    assert await types_of(workspace) == ["agent.paired"]
+    assert kinds(shown) == ["agent.online"]
+    assert shown[0].envelope["payload"] == {"agentId": agent.id, "name": agent.name}
 
 
 async def test_two_missed_heartbeats_mark_the_agent_offline_and_keep_its_tasks(
@@ -108,16 +134,23 @@ async def test_two_missed_heartbeats_mark_the_agent_offline_and_keep_its_tasks(
     assert event.payload["lastHeartbeatAt"] == lost["lastHeartbeatAt"]
 
 
+@pytest.mark.parametrize("work", [None, TaskStatus.QUEUED, TaskStatus.WAITING_FOR_HUMAN])
 async def test_a_heartbeat_after_going_offline_brings_the_agent_back(
-    workspace: Workspace,
+    workspace: Workspace, shown: list[PublishedEvent], work: TaskStatus | None
 ) -> None:
     agent = await online_agent(workspace)
+    if work is not None:
+        await task_for(agent, work)
     assert agent.last_heartbeat_at is not None
     await sweeper().sweep(now=agent.last_heartbeat_at + timedelta(seconds=3 * INTERVAL))
     assert await record_heartbeat(agent) is True
     back = await Agent.get(id=agent.id)
     assert back.status == AgentStatus.ONLINE and connection_lost(back) is None
-    assert (await types_of(workspace))[-2:] == ["agent.offline", "agent.online"]
+    logged = [t for t in await types_of(workspace) if t in ("agent.online", "agent.offline")]
+    if work is None:  # nobody waits on it: shown, and gone
+        assert logged == [] and kinds(shown) == ["agent.online", "agent.offline", "agent.online"]
+    else:  # a person's work waits on it: "lost", then "back", in the log
+        assert logged == ["agent.offline", "agent.online"] and kinds(shown) == ["agent.online"]
 
 
 async def test_an_agent_that_came_back_is_not_marked_offline(workspace: Workspace) -> None:
@@ -216,10 +249,12 @@ async def test_a_closed_connection_marks_the_agent_offline_at_once_and_once(
     workspace: Workspace,
 ) -> None:
     agent = await online_agent(workspace)
+    await task_for(agent, TaskStatus.RUNNING)  # a person would want to know
     await announce_connection(agent, "ses_1")
     assert await connection_closed(agent, "ses_1") is True
     offline = await Agent.get(id=agent.id)
     assert offline.status == AgentStatus.OFFLINE and connection_lost(offline) is not None
+    assert offline.session_id is None  # the next hello claims the connection
     event = (await events_after(workspace.id, 0))[-1]
     assert (event.type, event.actor) == ("agent.offline", "system")
     assert event.payload["reason"] == "connection_closed"
@@ -231,11 +266,58 @@ async def test_a_closed_connection_marks_the_agent_offline_at_once_and_once(
     late = await sweeper().sweep(now=agent.last_heartbeat_at + timedelta(seconds=3 * INTERVAL))
     assert late.offline == []
     assert (await types_of(workspace)).count("agent.offline") == 1
-    # A clean reconnect (its hello, then its announcement): online again, as before.
+    # A clean reconnect (its hello, then its announcement): online again, and since no
+    # socket held the agent, the announcement is a claim, not an event.
     assert await record_heartbeat(agent) is True
     await announce_connection(agent, "ses_2")
-    assert (await Agent.get(id=agent.id)).status == AgentStatus.ONLINE
-    assert (await types_of(workspace))[-2:] == ["agent.online", "agent.connected"]
+    back = await Agent.get(id=agent.id)
+    assert back.status == AgentStatus.ONLINE and back.session_id == "ses_2"
+    assert (await types_of(workspace))[-2:] == ["agent.offline", "agent.online"]
+
+
+async def test_an_idle_agents_comings_and_goings_leave_the_log_alone(
+    workspace: Workspace, shown: list[PublishedEvent]
+) -> None:
+    """A fleet reconnecting after a blip wrote three events per agent; now none."""
+    agent = await online_agent(workspace)
+    before = await types_of(workspace)
+    for n in range(3):
+        await announce_connection(agent, f"ses_{n}")
+        assert (await Agent.get(id=agent.id)).session_id == f"ses_{n}"
+        assert await connection_closed(agent, f"ses_{n}") is True
+        assert (await Agent.get(id=agent.id)).status == AgentStatus.OFFLINE
+    assert await types_of(workspace) == before
+    assert kinds(shown) == ["agent.online"] + ["agent.offline", "agent.online"] * 2 + [
+        "agent.offline"
+    ]
+    assert shown[-1].envelope["payload"]["reason"] == "connection_closed"
+
+
+async def test_a_second_socket_while_one_holds_the_agent_is_logged(workspace: Workspace) -> None:
+    """The older socket may be alive (half-open, another process): it must read, in order
+    among its downlink events, that it was replaced."""
+    agent = await online_agent(workspace)
+    first = await announce_connection(agent, "ses_1")
+    assert "agent.connected" not in await types_of(workspace)
+    second = await announce_connection(agent, "ses_2")
+    connected = (await events_after(workspace.id, 0))[-1]
+    assert connected.type == "agent.connected" and connected.payload["sessionId"] == "ses_2"
+    assert second == connected.sequence > first
+    assert (await Agent.get(id=agent.id)).session_id == "ses_2"
+
+
+async def test_a_stopping_hub_lets_the_connection_go_and_keeps_presence(
+    workspace: Workspace,
+) -> None:
+    agent = await online_agent(workspace)
+    await announce_connection(agent, "ses_1")
+    before = await types_of(workspace)
+    await release_connection(agent, "ses_1")
+    kept = await Agent.get(id=agent.id)
+    assert kept.session_id is None and kept.status == AgentStatus.ONLINE
+    await release_connection(agent, "ses_other")  # not its session: nothing
+    await announce_connection(agent, "ses_2")  # after the restart: a claim, no event
+    assert await types_of(workspace) == before
 
 
 async def test_a_replaced_socket_that_closes_leaves_the_agent_online(
@@ -267,14 +349,15 @@ async def test_a_replaced_socket_that_closes_leaves_the_agent_online(
 
 
 async def test_the_sweeper_first_leaves_nothing_for_the_closed_socket(
-    workspace: Workspace,
+    workspace: Workspace, shown: list[PublishedEvent]
 ) -> None:
     agent = await online_agent(workspace)
     await announce_connection(agent, "ses_1")
     assert agent.last_heartbeat_at is not None
     await sweeper().sweep(now=agent.last_heartbeat_at + timedelta(seconds=3 * INTERVAL))
     assert await connection_closed(agent, "ses_1") is False
-    assert (await types_of(workspace)).count("agent.offline") == 1
+    assert kinds(shown).count("agent.offline") == 1
+    assert (await Agent.get(id=agent.id)).session_id is None  # its connection let go
 
 
 async def test_a_reconnect_after_the_old_socket_marked_it_offline_brings_it_back(
@@ -283,9 +366,10 @@ async def test_a_reconnect_after_the_old_socket_marked_it_offline_brings_it_back
     """The old socket closes between the new one's hello (the agent was online: no event)
     and its announcement: the announcement brings the agent online again."""
     agent = await online_agent(workspace)
+    await task_for(agent, TaskStatus.RUNNING)
     await announce_connection(agent, "ses_old")
     assert await record_heartbeat(agent) is False  # the new socket's hello
     assert await connection_closed(agent, "ses_old") is True
     await announce_connection(agent, "ses_new")
     assert (await Agent.get(id=agent.id)).status == AgentStatus.ONLINE
-    assert (await types_of(workspace))[-3:] == ["agent.offline", "agent.connected", "agent.online"]
+    assert (await types_of(workspace))[-2:] == ["agent.offline", "agent.online"]
