@@ -15,7 +15,7 @@ from collections.abc import Awaitable, Callable
 from functools import wraps
 from typing import Any, TypeVar
 
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from pydantic.alias_generators import to_camel
 from quart import request
 from quart_schema import document_querystring, document_request
@@ -117,13 +117,48 @@ def json_body(
     return decorate
 
 
+class UnknownParameter(InvalidInput):
+    status = 400
+    code = "unknown_parameter"
+    hint = "Send only the parameters this operation lists (see details.accepted)."
+
+
+class PageQuery(ApiModel):
+    """The paging every list takes: up to ``limit`` items after ``cursor``."""
+
+    cursor: str | None = Field(
+        None,
+        max_length=1000,
+        description="The ``nextCursor`` of the previous page, unchanged; leave it out for the "
+        "first page.",
+    )
+
+
+def refuse_unknown(model: type[BaseModel], given: list[str]) -> None:
+    """A parameter the operation does not know is refused, not ignored: ``offset`` or
+    ``page`` read as paging a client believes it has, and silently ignoring it would hand
+    that client the same first page over and over."""
+    accepted = [field.alias or name for name, field in model.model_fields.items()]
+    known = {*accepted, *model.model_fields}
+    unknown = [key for key in given if key not in known]
+    if unknown:
+        raise UnknownParameter(
+            f"Unknown query parameter {unknown[0]!r}: this operation takes "
+            f"{', '.join(accepted) or 'none'}.",
+            parameter=unknown[0],
+            accepted=accepted,
+        )
+
+
 def query_args(model: type[BaseModel]) -> Callable[[View], View]:
-    """Validate the query string as ``model`` and pass it as ``query=``."""
+    """Validate the query string as ``model`` and pass it as ``query=``; a parameter the
+    model does not name is ``400 unknown_parameter``."""
 
     def decorate(view: View) -> View:
         @wraps(view)
         async def wrapper(*args: Any, **kwargs: Any) -> Any:
             await _caller_first(kwargs)
+            refuse_unknown(model, list(request.args))
             data = {key: request.args.get(key) for key in request.args}
             return await view(*args, query=validated(model, data, "query string"), **kwargs)
 

@@ -14,6 +14,7 @@ from quart import Blueprint, Response, flash, redirect, render_template, request
 from hub.core.agents.registry import list_agents, public_status
 from hub.core.errors import HubError, NotFound
 from hub.core.store.models import Agent, AgentStatus, Artifact
+from hub.core.store.paging import BadCursor
 from hub.core.task_states import TERMINAL_STATUSES
 from hub.core.work.batch_answers import batchable
 from hub.core.work.conversations import MAX_TITLE_LENGTH
@@ -39,6 +40,7 @@ blueprint = Blueprint("tasks", __name__)
 # The tabs of spec §6, each a status filter the core understands (``statuses_for``).
 VIEWS = ("all", "active", "waiting_for_me", "done")
 TERMINAL = frozenset(s.value for s in TERMINAL_STATUSES)
+PAGE_SIZE = 100
 
 
 async def task_panel(workspace_id: str, task_id: str) -> dict[str, Any]:
@@ -110,7 +112,22 @@ async def _render_index(
     view = request.args.get("view", "all")
     if view not in VIEWS:
         view = "all"
-    tasks = await list_tasks(frame.workspace.id, status=None if view == "all" else view)
+    # A cursor that no longer reads (pasted half, or from an older hub) starts the tab at its
+    # newest page again: a page has nobody to hand a 400 to, and the list is one click away.
+    cursor = request.args.get("cursor") or None
+    try:
+        shown = await list_tasks(
+            frame.workspace.id,
+            status=None if view == "all" else view,
+            limit=PAGE_SIZE,
+            cursor=cursor,
+        )
+    except BadCursor:
+        cursor = None
+        shown = await list_tasks(
+            frame.workspace.id, status=None if view == "all" else view, limit=PAGE_SIZE
+        )
+    tasks = shown.items
     selected_id = request.args.get("task") or (tasks[0].id if tasks else None)
     selected = await task_panel(frame.workspace.id, selected_id) if selected_id else None
     agents = await list_agents(frame.workspace.id)
@@ -120,6 +137,8 @@ async def _render_index(
         view=view,
         views=VIEWS,
         tasks=await task_tree(frame.workspace.id, tasks),
+        older=shown.next_cursor,
+        paged=cursor is not None,
         names=agent_names(agents),
         statuses={a.id: AgentStatus(a.status).value for a in agents},  # "offline": lost
         selected=selected,

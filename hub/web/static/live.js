@@ -182,7 +182,10 @@
     }
     refreshing = true;
     try {
-      const address = LineUp.liveUrl ? LineUp.liveUrl() : window.location.href;
+      // A paged region names what its redraw fetches (a thread keeps its stretch).
+      const named = document.querySelector("[data-live-url]");
+      const own = named ? new URL(named.dataset.liveUrl, window.location.href).toString() : null;
+      const address = LineUp.liveUrl ? LineUp.liveUrl() : own || window.location.href;
       const response = await fetch(address, {
         credentials: "same-origin",
         headers: { "X-Live-Refresh": "1" },
