@@ -330,11 +330,12 @@ function setupLoadEarlier() {
       const items = fetched ? [...fetched.children].filter((item) => !item.matches("[data-empty]")) : [];
       earlier.prepend(...items.map((item) => document.importNode(item, true)));
       earlier.hidden = earlier.children.length === 0;
-      page.scrollTop = page.scrollHeight - below;
-      LineUp.enhance(earlier);
       const further = doc.querySelector("[data-load-earlier]");
       if (further) link.href = further.href;
       else link.remove();
+      // Every change above the reader made, the page moves by what was added.
+      page.scrollTop = page.scrollHeight - below;
+      LineUp.enhance(earlier);
     } catch (_error) {
       window.location.href = link.href;
     } finally {

@@ -208,6 +208,12 @@
           const thread = replacement.querySelector("[data-thread]") || replacement;
           if (!replacement.querySelector(`[data-message="${id}"]`)) thread.appendChild(item);
         });
+        // So do the earlier messages the person loaded, and the link to the ones before them.
+        ["[data-earlier]", "[data-earlier-nav]"].forEach((selector) => {
+          const kept = current.querySelector(selector);
+          const slot = replacement.querySelector(selector);
+          if (kept && slot) slot.replaceWith(kept);
+        });
         // A toggle the person opened (the raw events, a full hash) stays open through a redraw.
         current.querySelectorAll("details[data-raw][open][id]").forEach((open) => {
           const again = replacement.querySelector(`#${CSS.escape(open.id)}`);
