@@ -27,12 +27,14 @@ from hub.web.pages.cards import safe_url
 from hub.web.pages.error_messages import for_person
 from hub.web.pages.i18n import gettext as _
 from hub.web.pages.interactions import card_views
+from hub.web.pages.paging import page_of
 from hub.web.pages.session import current_user, login_required
 from hub.web.pages.tasks import task_panel
 from hub.web.pages.workspace import frame_for
 
 blueprint = Blueprint("conversations", __name__)
 
+PAGE_SIZE = 100
 THREAD_PAGE = 50
 # A conversation left open keeps every message that arrives on its newest stretch, up to
 # this many; past them a reload starts a fresh stretch.
@@ -79,10 +81,15 @@ async def _render_index(
     assert user is not None
     frame = await frame_for(user, workspace_id)
     agents = [a for a in await list_agents(frame.workspace.id) if public_status(a) != "revoked"]
+    shown, paged = await page_of(
+        lambda cursor: list_conversations(frame.workspace.id, limit=PAGE_SIZE, cursor=cursor)
+    )
     html = await render_template(
         "pages/conversations.html",
         **frame.context(),
-        conversations=(await list_conversations(frame.workspace.id)).items,
+        conversations=shown.items,
+        older=shown.next_cursor,
+        paged=paged,
         agents=agents,
         names={a.id: a.name for a in agents},
         error=error,

@@ -14,7 +14,6 @@ from quart import Blueprint, Response, flash, redirect, render_template, request
 from hub.core.agents.registry import list_agents, public_status
 from hub.core.errors import HubError, NotFound
 from hub.core.store.models import Agent, AgentStatus, Artifact
-from hub.core.store.paging import BadCursor
 from hub.core.task_states import TERMINAL_STATUSES
 from hub.core.work.batch_answers import batchable
 from hub.core.work.conversations import MAX_TITLE_LENGTH
@@ -31,6 +30,7 @@ from hub.web.pages.cards import safe_url
 from hub.web.pages.error_messages import said
 from hub.web.pages.i18n import gettext as _
 from hub.web.pages.interactions import card_views
+from hub.web.pages.paging import page_of
 from hub.web.pages.session import current_user, login_required
 from hub.web.pages.timeline import task_timeline
 from hub.web.pages.workspace import frame_for
@@ -112,21 +112,12 @@ async def _render_index(
     view = request.args.get("view", "all")
     if view not in VIEWS:
         view = "all"
-    # A cursor that no longer reads (pasted half, or from an older hub) starts the tab at its
-    # newest page again: a page has nobody to hand a 400 to, and the list is one click away.
-    cursor = request.args.get("cursor") or None
-    try:
-        shown = await list_tasks(
-            frame.workspace.id,
-            status=None if view == "all" else view,
-            limit=PAGE_SIZE,
-            cursor=cursor,
+    status_filter = None if view == "all" else view
+    shown, paged = await page_of(
+        lambda cursor: list_tasks(
+            frame.workspace.id, status=status_filter, limit=PAGE_SIZE, cursor=cursor
         )
-    except BadCursor:
-        cursor = None
-        shown = await list_tasks(
-            frame.workspace.id, status=None if view == "all" else view, limit=PAGE_SIZE
-        )
+    )
     tasks = shown.items
     selected_id = request.args.get("task") or (tasks[0].id if tasks else None)
     selected = await task_panel(frame.workspace.id, selected_id) if selected_id else None
@@ -138,7 +129,7 @@ async def _render_index(
         views=VIEWS,
         tasks=await task_tree(frame.workspace.id, tasks),
         older=shown.next_cursor,
-        paged=cursor is not None,
+        paged=paged,
         names=agent_names(agents),
         statuses={a.id: AgentStatus(a.status).value for a in agents},  # "offline": lost
         selected=selected,
