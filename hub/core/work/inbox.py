@@ -22,7 +22,7 @@ from typing import Any
 from tortoise.expressions import Q
 
 from hub.core.store.models import Agent, AgentStatus, Interaction, InteractionStatus, Task
-from hub.core.store.paging import BadCursor, Order, Page, after, cut, page
+from hub.core.store.paging import BadCursor, Order, Page, after, cut, decode, page
 from hub.core.task_states import TaskStatus
 from hub.core.work.views import interaction_view, task_view
 from hub.protocol.clock import iso, utcnow
@@ -109,11 +109,10 @@ async def inbox(
             # a to-do list, few enough to read whole.
             every = [c for c in await open_cards.order_by(*order.by()) if _risk_of(c) == risk]
             cards_count = len(every)
-            later = open_cards
             if start["waitingForMe"]:
-                later = later.filter(after(order, start["waitingForMe"] or ""))
-            after_ids = set(await later.values_list("id", flat=True))
-            cards = cut([c for c in every if c.id in after_ids], order, limit)
+                at, last_id = decode(order, start["waitingForMe"] or "")
+                every = [c for c in every if (c.created_at, c.id) > (at, last_id)]
+            cards = cut(every, order, limit)
     attention: Page[Task] = Page([], None)
     if "needsAttention" in wanted:
         order = _ORDERS["needsAttention"]

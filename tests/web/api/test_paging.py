@@ -8,8 +8,8 @@ from typing import Any
 
 from hub.core.ids import new_id
 from hub.core.log.events import append_event
-from tests.web.api.test_work import agent_in
 from tests.web.api.conftest import Person
+from tests.web.api.test_work import agent_in
 
 Add = Callable[[int], Awaitable[Any]]
 
