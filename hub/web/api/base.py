@@ -17,7 +17,7 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from pydantic.alias_generators import to_camel
-from quart import request
+from quart import current_app, request
 from quart_schema import document_querystring, document_request
 
 from hub.core.errors import InvalidInput
@@ -26,6 +26,8 @@ from hub.core.text import refuse_nul
 from hub.host.identity import current_caller, member_of
 
 IDEMPOTENCY_HEADER = "Idempotency-Key"
+_QUERY_MODEL = "_lineup_query_model"
+API_PREFIX = "/api/v1/"
 MAX_BODY_BYTES = 1_000_000
 
 Model = TypeVar("Model", bound=BaseModel)
@@ -162,9 +164,28 @@ def query_args(model: type[BaseModel]) -> Callable[[View], View]:
             data = {key: request.args.get(key) for key in request.args}
             return await view(*args, query=validated(model, data, "query string"), **kwargs)
 
+        setattr(wrapper, _QUERY_MODEL, model)
         return document_querystring(model)(wrapper)
 
     return decorate
+
+
+class _NoParameters(BaseModel):
+    pass
+
+
+async def refuse_stray_parameters() -> None:
+    """Run before every API view: a read that takes no query string refuses one too, so that
+    ``?page=2`` on a list that does not page says so rather than answering page one."""
+    if request.method != "GET" or not request.args or request.endpoint is None:
+        return
+    if not request.path.startswith(API_PREFIX):
+        return  # the pages keep their own rule (hub.web.pages.paging)
+    view = current_app.view_functions.get(request.endpoint)
+    if view is None or hasattr(view, _QUERY_MODEL):
+        return  # query_args checks its own, after the caller
+    await _caller_first(dict(request.view_args or {}))
+    refuse_unknown(_NoParameters, list(request.args))
 
 
 def idempotency_key() -> str | None:

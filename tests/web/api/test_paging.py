@@ -159,6 +159,13 @@ async def test_a_changed_cursor_or_an_unknown_parameter_is_refused(sign_up) -> N
         assert (
             error["details"]["parameter"] == parameter and "limit" in error["details"]["accepted"]
         )
+    # A read that takes no parameter at all refuses one as well.
+    status, refused = await me.get("/members", query_string={"page": "2"})
+    assert status == 400 and refused["error"]["code"] == "unknown_parameter"
+    assert refused["error"]["details"]["accepted"] == []
+    # Who is asking is settled first: a stranger meets the same refusal whatever they send.
+    response = await me.client.get(me.url("/members"), query_string={"page": "2"})
+    assert response.status_code == 401
     # The names a list takes, in the wire's camelCase, still pass.
     status, _ = await me.get("/tasks", query_string={"conversationId": "none", "limit": "5"})
     assert status == 200
