@@ -14,10 +14,11 @@ from collections.abc import Awaitable, Callable
 from typing import TypeVar
 
 from quart import request
+from tortoise.models import Model
 
 from hub.core.store.paging import BadCursor, Page
 
-Row = TypeVar("Row")
+Row = TypeVar("Row", bound=Model)
 
 
 async def page_of(fetch: Callable[[str | None], Awaitable[Page[Row]]]) -> tuple[Page[Row], bool]:
