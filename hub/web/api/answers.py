@@ -259,6 +259,7 @@ class AuditEntry(ApiModel):
 class AuditPage(ApiModel):
     entries: list[AuditEntry]
     has_more: bool
+    next_cursor: str | None
 
 
 class TaskDetail(TaskAnswer):

@@ -84,6 +84,37 @@ async def test_every_list_walks_whole_while_items_arrive(sign_up) -> None:  # ty
     assert [m for p in reversed(seen) for m in p] == messages
 
 
+async def test_the_audit_trail_pages_in_log_order(sign_up) -> None:  # type: ignore[no-untyped-def]
+    me: Person = await sign_up()
+    agent = await agent_in(me)
+    tasks = [
+        (await me.post("/tasks", {"title": f"t{n}", "targetAgentId": agent.id}))[1]
+        for n in range(6)
+    ]
+
+    async def cancel(n: int) -> None:
+        await me.post(f"/tasks/{tasks[n]['id']}/cancel", {"reason": f"r{n}"})
+
+    for n in range(3):
+        await cancel(n)
+    _, whole = await me.get("/audit")
+    expected = [e["sequence"] for e in whole["entries"]]
+    assert whole["nextCursor"] is None and whole["hasMore"] is False
+    seen: list[int] = []
+    cursor = ""
+    for n in range(3, 6):
+        _, page = await me.get(f"/audit?limit=2{cursor}")
+        seen.extend(e["sequence"] for e in page["entries"])
+        await cancel(n)  # a new entry lands at the end, after the cursor
+        cursor = f"&cursor={page['nextCursor']}"
+    while cursor:
+        _, page = await me.get(f"/audit?limit=2{cursor}")
+        seen.extend(e["sequence"] for e in page["entries"])
+        cursor = f"&cursor={page['nextCursor']}" if page["nextCursor"] else ""
+    assert seen[: len(expected)] == expected and seen == sorted(set(seen))
+    assert len(seen) == len(expected) + 3  # the three that came while walking, too
+
+
 async def test_the_inbox_pages_each_section(sign_up) -> None:  # type: ignore[no-untyped-def]
     me: Person = await sign_up()
     agent = await agent_in(me)
@@ -149,7 +180,7 @@ async def test_a_changed_cursor_or_an_unknown_parameter_is_refused(sign_up) -> N
         ("/conversations", "offset"),
         ("/agents", "page"),
         ("/inbox", "before"),
-        ("/audit", "cursor"),
+        ("/audit", "before"),
         ("/events", "offset"),
     ):
         status, refused = await me.get(path, query_string={parameter: "1"})
