@@ -130,9 +130,16 @@ class Hub:
         return TaskInfo(await self.request("GET", self._ws(f"/tasks/{task_id}")))
 
     async def tasks(self, status: str | None = None) -> list[TaskInfo]:
-        query = f"?{urlencode({'status': status})}" if status else ""
-        found = await self.request("GET", self._ws(f"/tasks{query}"))
-        return [TaskInfo(t) for t in found["tasks"]]
+        """Every task (of ``status``), newest first: the list's pages followed to its end."""
+        found: list[TaskInfo] = []
+        cursor: str | None = None
+        while True:
+            query = {k: v for k, v in (("status", status), ("cursor", cursor)) if v}
+            page = await self.request("GET", self._ws(f"/tasks?{urlencode(query)}"))
+            found.extend(TaskInfo(t) for t in page["tasks"])
+            cursor = page.get("nextCursor")
+            if not cursor:
+                return found
 
     async def log_position(self) -> tuple[str, int]:
         """The workspace log's ``epoch`` and last sequence right now."""
@@ -199,9 +206,9 @@ class Hub:
         if agent.workspace_id != self.workspace_id:
             await agent.close()
             raise HubApiError(409, "workspace_mismatch", "That agent belongs to another workspace.")
-        agents = (await self.request("GET", self._ws("/agents")))["agents"]
-        mine = next((a for a in agents if a["id"] == agent.agent_id), None)
-        if mine is not None and mine.get("status") == "pending":
+        assert agent.agent_id is not None  # started: paired, so it has its id
+        mine = await self.request("GET", self._ws(f"/agents/{quote(agent.agent_id, safe='')}"))
+        if mine.get("status") == "pending":
             await self.request(
                 "POST", self._ws(f"/agents/{agent.agent_id}/confirm"), {"name": name}
             )

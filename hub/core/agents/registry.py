@@ -29,11 +29,13 @@ from hub.core.log.events import append_event
 from hub.core.people.credentials import hash_pairing_code, hash_token, new_token
 from hub.core.people.ratelimit import FailureLimiter
 from hub.core.store.models import Agent, AgentStatus, PairingCode
+from hub.core.store.paging import Order, Page, page
 
 AGENT_CREDENTIAL_PREFIX = "lu_agt"
 MAX_NAME_LENGTH = 200
 MAX_LABEL_LENGTH = 100  # runtime, version, each capability
 MAX_CAPABILITIES = 100
+AGENT_ORDER = Order("agents", ("created_at",))
 
 PAIRING_ATTEMPTS = FailureLimiter(
     per_source=10,
@@ -119,6 +121,13 @@ async def agent_for_credential(credential: str) -> Agent:
 
 async def list_agents(workspace_id: str) -> list[Agent]:
     return await Agent.filter(workspace_id=workspace_id).order_by("created_at", "id")
+
+
+async def agents_page(workspace_id: str, *, limit: int, cursor: str | None = None) -> Page[Agent]:
+    """A page of the workspace's agents, the newest paired first: the one a person just
+    paired is the one they look for."""
+    query = Agent.filter(workspace_id=workspace_id)
+    return await page(query, AGENT_ORDER, limit=limit, cursor=cursor)
 
 
 async def get_agent(workspace_id: str, agent_id: str) -> Agent:
@@ -255,6 +264,7 @@ __all__ = [
     "PAIRING_ATTEMPTS",
     "agent_for_credential",
     "agent_view",
+    "agents_page",
     "clean_agent_name",
     "confirm_agent",
     "get_agent",

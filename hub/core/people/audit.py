@@ -11,10 +11,12 @@ an input card (spec §11: sensitive input is not repeated).
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from hub.core.people.account_events import ACCOUNT_EVENT_TYPES
 from hub.core.store.models import Event
+from hub.core.store.paging import Order, page
 
 AUDITED_TYPES = (
     "interaction.resolved",
@@ -35,6 +37,8 @@ AUDITED_TYPES = (
     "member.removed",
     "member.invitation_revoked",
 )
+AUDIT_ORDER = Order("audit", ("sequence",), descending=False)
+
 _SUBJECT_KEYS = (
     "interactionId",
     "agentId",
@@ -83,9 +87,24 @@ def audit_entry(event: Event) -> dict[str, Any]:
 
 async def audit_trail(workspace_id: str, after: int, limit: int) -> list[dict[str, Any]]:
     """The workspace's audited events after sequence ``after``, oldest first."""
-    events = (
-        await Event.filter(workspace_id=workspace_id, sequence__gt=after, type__in=AUDITED_TYPES)
-        .order_by("sequence")
-        .limit(limit)
-    )
-    return [audit_entry(event) for event in events]
+    return (await audit_page(workspace_id, after=after, limit=limit)).entries
+
+
+@dataclass(frozen=True)
+class AuditPage:
+    entries: list[dict[str, Any]]
+    next_cursor: str | None
+
+
+async def audit_page(
+    workspace_id: str, *, limit: int, after: int = 0, cursor: str | None = None
+) -> AuditPage:
+    """A page of the audit trail in log order, after sequence ``after`` or after ``cursor``.
+
+    The trail keeps the log's order, unlike the lists a person reads newest first: it is
+    read from its start and followed as it grows, as the event log is (``after`` is the
+    sequence that log pages by), and a program auditing a workspace must see every entry
+    in the order it happened."""
+    query = Event.filter(workspace_id=workspace_id, sequence__gt=after, type__in=AUDITED_TYPES)
+    found = await page(query, AUDIT_ORDER, limit=limit, cursor=cursor)
+    return AuditPage([audit_entry(event) for event in found.items], found.next_cursor)

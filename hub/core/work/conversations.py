@@ -15,10 +15,12 @@ from hub.core.ids import PREFIXES, new_id
 from hub.core.log.events import append_event
 from hub.core.log.idempotency import envelope_id_for
 from hub.core.store.models import Conversation
+from hub.core.store.paging import Order, Page, page
 from hub.core.work.recipients import deliverable_agents
 
 MAX_TITLE_LENGTH = 500
 MAX_AGENTS_PER_CONVERSATION = 20
+CONVERSATION_ORDER = Order("conversations", ("updated_at",))
 
 
 def task_conversation_id(task_id: str) -> str:
@@ -69,13 +71,14 @@ async def create_conversation(
     return await get_conversation(workspace_id, result.event.payload["conversationId"])
 
 
-async def list_conversations(workspace_id: str, *, limit: int = 100) -> list[Conversation]:
-    """The workspace's conversations, the most recently active first."""
-    return (
-        await Conversation.filter(workspace_id=workspace_id)
-        .order_by("-updated_at", "-id")
-        .limit(limit)
-    )
+async def list_conversations(
+    workspace_id: str, *, limit: int = 100, cursor: str | None = None
+) -> Page[Conversation]:
+    """A page of the workspace's conversations, the most recently active first. One that
+    becomes active while a client walks the pages moves to the first page: that is where
+    the most recently active belongs."""
+    query = Conversation.filter(workspace_id=workspace_id)
+    return await page(query, CONVERSATION_ORDER, limit=limit, cursor=cursor)
 
 
 async def get_conversation(workspace_id: str, conversation_id: str) -> Conversation:

@@ -3,7 +3,8 @@
 Three sections, each with a count for the badges:
 
 * **waiting for me** — cards (interactions) still open, the oldest first: first asked, first
-  answered, and an agent blocked longest is the one most worth unblocking;
+  answered, and an agent blocked longest is the one most worth unblocking (the most urgent
+  first, so the page after it holds the younger cards);
 * **needs attention** — tasks that failed lately, and running tasks whose agent lost its
   connection (spec §7.4: shown, not failed, until the grace period ends);
 * **recently done** — top-level tasks that succeeded or were cancelled lately.
@@ -21,6 +22,7 @@ from typing import Any
 from tortoise.expressions import Q
 
 from hub.core.store.models import Agent, AgentStatus, Interaction, InteractionStatus, Task
+from hub.core.store.paging import BadCursor, Order, Page, after, cut, decode, page
 from hub.core.task_states import TaskStatus
 from hub.core.work.views import interaction_view, task_view
 from hub.protocol.clock import iso, utcnow
@@ -28,6 +30,15 @@ from hub.protocol.interactions import Risk
 
 RECENT_WINDOW = timedelta(days=7)
 DEFAULT_LIMIT = 50
+SECTIONS = ("waitingForMe", "needsAttention", "recentlyDone")
+
+# Each section pages in its own order; a section's cursor names the section, so one cannot
+# be passed to another.
+_ORDERS = {
+    "waitingForMe": Order("inbox.waitingForMe", ("created_at",), descending=False),
+    "needsAttention": Order("inbox.needsAttention", ("updated_at",)),
+    "recentlyDone": Order("inbox.recentlyDone", ("updated_at",)),
+}
 
 
 async def inbox(
@@ -38,7 +49,18 @@ async def inbox(
     now: datetime | None = None,
     agent_id: str | None = None,
     risk: Risk | None = None,
+    section: str | None = None,
+    cursor: str | None = None,
 ) -> dict[str, Any]:
+    """The counts and the first page of every section, each section's next cursor in
+    ``nextCursors``; or, given ``section``, that section's page after ``cursor`` alone, its
+    next cursor in ``nextCursor``."""
+    if cursor and section is None:
+        raise BadCursor(
+            "An inbox cursor belongs to one section: name it.",
+            parameter="cursor",
+            hint="Send section= with the cursor taken from nextCursors under that name.",
+        )
     now = now or utcnow()
     since = now - window
     of_agent = {"agent_id": agent_id} if agent_id else {}
@@ -73,39 +95,57 @@ async def inbox(
         updated_at__gte=since,
         **of_target,
     )
+    wanted = SECTIONS if section is None else (section,)
+    start = {name: cursor if name == section else None for name in SECTIONS}
 
-    if risk is None:
-        cards = await open_cards.order_by("created_at", "id").limit(limit)
-        cards_count = await open_cards.count()
-    else:
-        # The risk is the agent's, inside the card it sent; a workspace's open cards are a
-        # to-do list, few enough to read whole.
-        cards = [c for c in await open_cards.order_by("created_at", "id") if _risk_of(c) == risk]
-        cards_count = len(cards)
-        cards = cards[:limit]
-    attention = [
-        *await failed.order_by("-updated_at", "-id").limit(limit),
-        *(await connection_lost.order_by("-updated_at", "-id").limit(limit) if offline_ids else []),
-    ]
-    attention.sort(key=lambda t: (t.updated_at, t.id), reverse=True)
-    finished = await done.order_by("-updated_at", "-id").limit(limit)
+    cards: Page[Interaction] = Page([], None)
+    cards_count: int | None = None
+    if "waitingForMe" in wanted:
+        order = _ORDERS["waitingForMe"]
+        if risk is None:
+            cards = await page(open_cards, order, limit=limit, cursor=start["waitingForMe"])
+        else:
+            # The risk is the agent's, inside the card it sent; a workspace's open cards are
+            # a to-do list, few enough to read whole.
+            every = [c for c in await open_cards.order_by(*order.by()) if _risk_of(c) == risk]
+            cards_count = len(every)
+            if start["waitingForMe"]:
+                at, last_id = decode(order, start["waitingForMe"] or "")
+                every = [c for c in every if (c.created_at, c.id) > (at, last_id)]
+            cards = cut(every, order, limit)
+    attention: Page[Task] = Page([], None)
+    if "needsAttention" in wanted:
+        order = _ORDERS["needsAttention"]
+        since_cursor = (
+            after(order, start["needsAttention"] or "") if start["needsAttention"] else Q()
+        )
+        merged = [
+            *await failed.filter(since_cursor).order_by(*order.by()).limit(limit + 1),
+            *(
+                await connection_lost.filter(since_cursor).order_by(*order.by()).limit(limit + 1)
+                if offline_ids
+                else []
+            ),
+        ]
+        merged.sort(key=lambda t: (t.updated_at, t.id), reverse=True)
+        attention = cut(merged, order, limit)
+    finished: Page[Task] = Page([], None)
+    if "recentlyDone" in wanted:
+        finished = await page(
+            done, _ORDERS["recentlyDone"], limit=limit, cursor=start["recentlyDone"]
+        )
 
-    related = await _tasks_by_id(workspace_id, [c.task_id for c in cards if c.task_id])
+    related = await _tasks_by_id(workspace_id, [c.task_id for c in cards.items if c.task_id])
     agents = await _agents_by_id(
         workspace_id,
         [
-            *(c.agent_id for c in cards),
-            *(t.target_agent_id for t in [*attention, *finished]),
+            *(c.agent_id for c in cards.items),
+            *(t.target_agent_id for t in [*attention.items, *finished.items]),
         ],
     )
     failed_count = await failed.count()
     lost_count = await connection_lost.count() if offline_ids else 0
-    return {
-        "counts": {
-            "waitingForMe": cards_count,
-            "needsAttention": failed_count + lost_count,
-            "recentlyDone": await done.count(),
-        },
+    items = {
         "waitingForMe": [
             {
                 "kind": "interaction",
@@ -115,7 +155,7 @@ async def inbox(
                 "task": _brief_task(related.get(card.task_id or "")),
                 "agent": _brief_agent(agents.get(card.agent_id or "")),
             }
-            for card in cards
+            for card in cards.items
         ],
         "needsAttention": [
             {
@@ -125,7 +165,7 @@ async def inbox(
                 "task": task_view(task),
                 "agent": _brief_agent(agents.get(task.target_agent_id or "")),
             }
-            for task in attention[:limit]
+            for task in attention.items
         ],
         "recentlyDone": [
             {
@@ -135,9 +175,27 @@ async def inbox(
                 "task": task_view(task),
                 "agent": _brief_agent(agents.get(task.target_agent_id or "")),
             }
-            for task in finished
+            for task in finished.items
         ],
     }
+    cursors = {
+        "waitingForMe": cards.next_cursor,
+        "needsAttention": attention.next_cursor,
+        "recentlyDone": finished.next_cursor,
+    }
+    answer: dict[str, Any] = {
+        "counts": {
+            "waitingForMe": await open_cards.count() if cards_count is None else cards_count,
+            "needsAttention": failed_count + lost_count,
+            "recentlyDone": await done.count(),
+        },
+        **{name: items[name] for name in wanted},
+    }
+    if section is None:
+        answer["nextCursors"] = cursors
+    else:
+        answer["nextCursor"] = cursors[section]
+    return answer
 
 
 def _risk_of(card: Interaction) -> Risk | None:

@@ -16,6 +16,7 @@ from hub.core.ids import new_id
 from hub.core.log.events import append_event
 from hub.core.log.idempotency import envelope_id_for
 from hub.core.store.models import Conversation, Message, Task
+from hub.core.store.paging import Order, Page, page
 from hub.core.work.conversations import get_conversation
 from hub.core.work.recipients import deliverable_agent
 from hub.core.work.tasks import create_task
@@ -23,6 +24,7 @@ from hub.core.work.views import message_view, task_view
 
 MAX_CONTENT_LENGTH = 200_000
 TASK_TITLE_FROM_MESSAGE_LENGTH = 120
+MESSAGE_ORDER = Order("messages", ("created_at",))
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,16 +40,20 @@ class PostedMessage:
 
 
 async def list_messages(
-    workspace_id: str, conversation_id: str, *, limit: int = 200
-) -> list[Message]:
-    """The conversation's latest ``limit`` messages, oldest first (as a thread reads)."""
+    workspace_id: str,
+    conversation_id: str,
+    *,
+    limit: int = 200,
+    cursor: str | None = None,
+    down_to: str | None = None,
+) -> Page[Message]:
+    """A page of the conversation's messages: the latest ``limit`` (before ``cursor``, the
+    earlier ones; with ``down_to``, the latest down to that cursor's), oldest first as a
+    thread reads; its cursor leads to earlier messages."""
     conversation = await get_conversation(workspace_id, conversation_id)
-    latest = (
-        await Message.filter(workspace_id=workspace_id, conversation_id=conversation.id)
-        .order_by("-created_at", "-id")
-        .limit(limit)
-    )
-    return list(reversed(latest))
+    query = Message.filter(workspace_id=workspace_id, conversation_id=conversation.id)
+    latest = await page(query, MESSAGE_ORDER, limit=limit, cursor=cursor, down_to=down_to)
+    return Page(list(reversed(latest.items)), latest.next_cursor)
 
 
 async def post_message(

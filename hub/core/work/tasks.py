@@ -16,6 +16,7 @@ from hub.core.ids import new_id
 from hub.core.log.events import append_event
 from hub.core.log.idempotency import envelope_id_for
 from hub.core.store.models import Artifact, Event, Interaction, Message, Task
+from hub.core.store.paging import Order, Page, page
 from hub.core.task_states import ACTIVE_STATUSES, TERMINAL_STATUSES, TaskStatus
 from hub.core.work.conversations import clean_title, get_conversation
 from hub.core.work.interactions import responder_names
@@ -26,6 +27,7 @@ from hub.core.work.views import artifact_view, interaction_view, message_view, t
 MAX_DESCRIPTION_LENGTH = 200_000
 MAX_REASON_LENGTH = 2000
 TIMELINE_LIMIT = 2000
+TASK_ORDER = Order("tasks", ("created_at",))
 
 # The task list's tabs (spec §6): named views over the state machine's statuses.
 TASK_VIEWS: dict[str, frozenset[TaskStatus]] = {
@@ -106,14 +108,17 @@ async def list_tasks(
     status: str | None = None,
     conversation_id: str | None = None,
     limit: int = 100,
-) -> list[Task]:
-    """The workspace's tasks, newest first, filtered by ``?status=`` (see ``statuses_for``)."""
+    cursor: str | None = None,
+) -> Page[Task]:
+    """A page of the workspace's tasks, newest first, filtered by ``?status=`` (see
+    ``statuses_for``). A task's creation time never changes, so its place in the list never
+    does either."""
     query = Task.filter(workspace_id=workspace_id)
     if status is not None:
         query = query.filter(status__in=sorted(statuses_for(status)))
     if conversation_id is not None:
         query = query.filter(conversation_id=conversation_id)
-    return await query.order_by("-created_at", "-id").limit(limit)
+    return await page(query, TASK_ORDER, limit=limit, cursor=cursor)
 
 
 async def get_task(workspace_id: str, task_id: str) -> Task:

@@ -30,6 +30,7 @@ from hub.web.api import (
     tasks,
     workspaces,
 )
+from hub.web.api.base import refuse_stray_parameters
 from hub.web.api.openapi import HubOpenAPIProvider
 
 BLUEPRINTS = (
@@ -65,7 +66,10 @@ def init_app(app: Quart) -> None:
             version="1",
             description="Supervise the AI agents you run. Errors are "
             '`{"error": {"code", "message", "hint"}}`; writes accept an `Idempotency-Key` '
-            "header so a retry returns the first result.",
+            "header so a retry returns the first result. Lists page: send `limit` and, for "
+            "the next page, the `nextCursor` of the last one as `cursor` (`null` on the last "
+            "page; a changed cursor is `400 bad_cursor`). A query parameter an operation does "
+            "not list is refused with `400 unknown_parameter`, never ignored.",
         ),
         security_schemes={
             "token": {"type": "http", "scheme": "bearer"},
@@ -74,5 +78,6 @@ def init_app(app: Quart) -> None:
         security=[{"token": []}, {"session": []}],
         openapi_provider_class=HubOpenAPIProvider,
     )
+    app.before_request(refuse_stray_parameters)
     for blueprint in BLUEPRINTS:
         app.register_blueprint(blueprint)

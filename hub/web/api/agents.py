@@ -8,12 +8,16 @@ from pydantic import Field
 from quart import Blueprint
 from quart_schema import document_response
 
-from hub.core.agents.registry import agent_view, confirm_agent, get_agent, list_agents, revoke_agent
+from hub.core.agents.registry import agent_view, agents_page, confirm_agent, get_agent, revoke_agent
 from hub.host.identity import member_of
 from hub.web.api.answers import AgentAnswer, AgentList
-from hub.web.api.base import ApiModel, json_body
+from hub.web.api.base import ApiModel, PageQuery, json_body, query_args
 
 blueprint = Blueprint("api_agents", __name__, url_prefix="/api/v1")
+
+
+class AgentsQuery(PageQuery):
+    limit: int = Field(100, ge=1, le=500)
 
 
 class Confirmation(ApiModel):
@@ -22,11 +26,13 @@ class Confirmation(ApiModel):
 
 @blueprint.get("/workspaces/<ws>/agents")
 @document_response(AgentList)
-async def agents(ws: str) -> dict[str, Any]:
+@query_args(AgentsQuery)
+async def agents(ws: str, query: AgentsQuery) -> dict[str, Any]:
     """Agents with ``status`` (pending, online, offline, revoked), last heartbeat and
-    capabilities."""
+    capabilities, the newest paired first, a page at a time (``nextCursor``)."""
     await member_of(ws)
-    return {"agents": [agent_view(agent) for agent in await list_agents(ws)]}
+    found = await agents_page(ws, limit=query.limit, cursor=query.cursor)
+    return {"agents": [agent_view(a) for a in found.items], "nextCursor": found.next_cursor}
 
 
 @blueprint.get("/workspaces/<ws>/agents/<agent_id>")

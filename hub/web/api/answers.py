@@ -37,7 +37,10 @@ class TaskAnswer(ApiModel):
 
 
 class TaskList(ApiModel):
+    """A page; ``nextCursor`` asks for the next one, ``null`` on the last."""
+
     tasks: list[TaskAnswer]
+    next_cursor: str | None
 
 
 class InteractionAnswer(ApiModel):
@@ -82,7 +85,10 @@ class ConversationAnswer(ApiModel):
 
 
 class ConversationList(ApiModel):
+    """A page; ``nextCursor`` asks for the next one, ``null`` on the last."""
+
     conversations: list[ConversationAnswer]
+    next_cursor: str | None
 
 
 class MessageAnswer(ApiModel):
@@ -98,7 +104,10 @@ class MessageAnswer(ApiModel):
 
 
 class MessageList(ApiModel):
+    """A page; ``nextCursor`` asks for the next (earlier) one, ``null`` on the last."""
+
     messages: list[MessageAnswer]
+    next_cursor: str | None
 
 
 class PostedMessage(ApiModel):
@@ -125,7 +134,10 @@ class AgentAnswer(ApiModel):
 
 
 class AgentList(ApiModel):
+    """A page; ``nextCursor`` asks for the next one, ``null`` on the last."""
+
     agents: list[AgentAnswer]
+    next_cursor: str | None
 
 
 class RemoteAgentAnswer(AgentAnswer):
@@ -247,6 +259,7 @@ class AuditEntry(ApiModel):
 class AuditPage(ApiModel):
     entries: list[AuditEntry]
     has_more: bool
+    next_cursor: str | None
 
 
 class TaskDetail(TaskAnswer):

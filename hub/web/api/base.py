@@ -15,9 +15,9 @@ from collections.abc import Awaitable, Callable
 from functools import wraps
 from typing import Any, TypeVar
 
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from pydantic.alias_generators import to_camel
-from quart import request
+from quart import current_app, request
 from quart_schema import document_querystring, document_request
 
 from hub.core.errors import InvalidInput
@@ -26,6 +26,8 @@ from hub.core.text import refuse_nul
 from hub.host.identity import current_caller, member_of
 
 IDEMPOTENCY_HEADER = "Idempotency-Key"
+_QUERY_MODEL = "_lineup_query_model"
+API_PREFIX = "/api/v1/"
 MAX_BODY_BYTES = 1_000_000
 
 Model = TypeVar("Model", bound=BaseModel)
@@ -117,19 +119,73 @@ def json_body(
     return decorate
 
 
+class UnknownParameter(InvalidInput):
+    status = 400
+    code = "unknown_parameter"
+    hint = "Send only the parameters this operation lists (see details.accepted)."
+
+
+class PageQuery(ApiModel):
+    """The paging every list takes: up to ``limit`` items after ``cursor``."""
+
+    cursor: str | None = Field(
+        None,
+        max_length=1000,
+        description="The ``nextCursor`` of the previous page, unchanged; leave it out for the "
+        "first page.",
+    )
+
+
+def refuse_unknown(model: type[BaseModel], given: list[str]) -> None:
+    """A parameter the operation does not know is refused, not ignored: ``offset`` or
+    ``page`` read as paging a client believes it has, and silently ignoring it would hand
+    that client the same first page over and over."""
+    accepted = [field.alias or name for name, field in model.model_fields.items()]
+    known = {*accepted, *model.model_fields}
+    unknown = [key for key in given if key not in known]
+    if unknown:
+        raise UnknownParameter(
+            f"Unknown query parameter {unknown[0]!r}: this operation takes "
+            f"{', '.join(accepted) or 'none'}.",
+            parameter=unknown[0],
+            accepted=accepted,
+        )
+
+
 def query_args(model: type[BaseModel]) -> Callable[[View], View]:
-    """Validate the query string as ``model`` and pass it as ``query=``."""
+    """Validate the query string as ``model`` and pass it as ``query=``; a parameter the
+    model does not name is ``400 unknown_parameter``."""
 
     def decorate(view: View) -> View:
         @wraps(view)
         async def wrapper(*args: Any, **kwargs: Any) -> Any:
             await _caller_first(kwargs)
+            refuse_unknown(model, list(request.args))
             data = {key: request.args.get(key) for key in request.args}
             return await view(*args, query=validated(model, data, "query string"), **kwargs)
 
+        setattr(wrapper, _QUERY_MODEL, model)
         return document_querystring(model)(wrapper)
 
     return decorate
+
+
+class _NoParameters(BaseModel):
+    pass
+
+
+async def refuse_stray_parameters() -> None:
+    """Run before every API view: a read that takes no query string refuses one too, so that
+    ``?page=2`` on a list that does not page says so rather than answering page one."""
+    if request.method != "GET" or not request.args or request.endpoint is None:
+        return
+    if not request.path.startswith(API_PREFIX):
+        return  # the pages keep their own rule (hub.web.pages.paging)
+    view = current_app.view_functions.get(request.endpoint)
+    if view is None or hasattr(view, _QUERY_MODEL):
+        return  # query_args checks its own, after the caller
+    await _caller_first(dict(request.view_args or {}))
+    refuse_unknown(_NoParameters, list(request.args))
 
 
 def idempotency_key() -> str | None:

@@ -19,7 +19,7 @@ from hub.core.work.messages import MAX_CONTENT_LENGTH, list_messages, post_messa
 from hub.core.work.views import conversation_view, message_view
 from hub.host.identity import member_of
 from hub.web.api.answers import ConversationAnswer, ConversationList, MessageList, PostedMessage
-from hub.web.api.base import ApiModel, idempotency_key, json_body, query_args
+from hub.web.api.base import ApiModel, PageQuery, idempotency_key, json_body, query_args
 
 blueprint = Blueprint("api_conversations", __name__, url_prefix="/api/v1")
 
@@ -42,7 +42,7 @@ class NewMessage(ApiModel):
     )
 
 
-class Page(ApiModel):
+class Page(PageQuery):
     limit: int = Field(100, ge=1, le=500)
 
 
@@ -50,10 +50,13 @@ class Page(ApiModel):
 @document_response(ConversationList)
 @query_args(Page)
 async def conversations(ws: str, query: Page) -> dict[str, Any]:
-    """The conversations, most recently active first."""
+    """The conversations, most recently active first, a page at a time (``nextCursor``)."""
     await member_of(ws)
-    found = await list_conversations(ws, limit=query.limit)
-    return {"conversations": [conversation_view(c) for c in found]}
+    found = await list_conversations(ws, limit=query.limit, cursor=query.cursor)
+    return {
+        "conversations": [conversation_view(c) for c in found.items],
+        "nextCursor": found.next_cursor,
+    }
 
 
 @blueprint.post("/workspaces/<ws>/conversations")
@@ -78,10 +81,11 @@ async def conversation(ws: str, conversation_id: str) -> dict[str, Any]:
 @document_response(MessageList)
 @query_args(Page)
 async def messages(ws: str, conversation_id: str, query: Page) -> dict[str, Any]:
-    """The latest messages, oldest first (as a thread reads)."""
+    """The latest messages, oldest first (as a thread reads); ``nextCursor`` asks for the
+    page of earlier ones."""
     await member_of(ws)
-    found = await list_messages(ws, conversation_id, limit=query.limit)
-    return {"messages": [message_view(m) for m in found]}
+    found = await list_messages(ws, conversation_id, limit=query.limit, cursor=query.cursor)
+    return {"messages": [message_view(m) for m in found.items], "nextCursor": found.next_cursor}
 
 
 @blueprint.post("/workspaces/<ws>/conversations/<conversation_id>/messages")

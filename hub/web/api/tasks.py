@@ -20,7 +20,7 @@ from hub.core.work.tasks import (
 from hub.core.work.views import task_view
 from hub.host.identity import member_of
 from hub.web.api.answers import TaskAnswer, TaskDetail, TaskList
-from hub.web.api.base import ApiModel, idempotency_key, json_body, query_args
+from hub.web.api.base import ApiModel, PageQuery, idempotency_key, json_body, query_args
 
 blueprint = Blueprint("api_tasks", __name__, url_prefix="/api/v1")
 
@@ -32,7 +32,7 @@ class NewTask(ApiModel):
     conversation_id: str | None = Field(None, max_length=40)
 
 
-class TaskFilter(ApiModel):
+class TaskFilter(PageQuery):
     status: str | None = Field(
         None,
         max_length=200,
@@ -51,12 +51,17 @@ class CancelRequest(ApiModel):
 @document_response(TaskList)
 @query_args(TaskFilter)
 async def tasks(ws: str, query: TaskFilter) -> dict[str, Any]:
-    """Tasks, newest first."""
+    """Tasks, newest first, a page at a time: pass ``nextCursor`` back as ``cursor`` for the
+    next page (``null`` on the last)."""
     await member_of(ws)
     found = await list_tasks(
-        ws, status=query.status, conversation_id=query.conversation_id, limit=query.limit
+        ws,
+        status=query.status,
+        conversation_id=query.conversation_id,
+        limit=query.limit,
+        cursor=query.cursor,
     )
-    return {"tasks": [task_view(t) for t in found]}
+    return {"tasks": [task_view(t) for t in found.items], "nextCursor": found.next_cursor}
 
 
 @blueprint.post("/workspaces/<ws>/tasks")

@@ -24,9 +24,9 @@ from quart import (
 
 from hub.core.agents.pairing import create_pairing_code
 from hub.core.agents.registry import (
+    agents_page,
     confirm_agent,
     get_agent,
-    list_agents,
     public_status,
     revoke_agent,
 )
@@ -38,6 +38,7 @@ from hub.core.work.sensitive_answers import envelopes_for_people
 from hub.host.settings import settings_of
 from hub.web.pages.error_messages import said
 from hub.web.pages.i18n import gettext as _
+from hub.web.pages.paging import page_of
 from hub.web.pages.session import current_user, login_required
 from hub.web.pages.tasks import new_task_form
 from hub.web.pages.timeline import agent_log
@@ -47,6 +48,7 @@ blueprint = Blueprint("agents", __name__)
 
 SESSION_PAIRING = "pairing"
 DIAGNOSTIC_LIMIT = 100
+PAGE_SIZE = 100
 
 
 def agent_status(agent: Agent) -> str:
@@ -69,12 +71,17 @@ async def render_index(
     frame: Frame, *, status: int = 200, error: dict[str, Any] | None = None, typed_url: str = ""
 ) -> tuple[str, int]:
     """The agents page; ``error`` and ``typed_url`` when adding a remote agent failed."""
-    agents = await list_agents(frame.workspace.id)
+    shown, paged = await page_of(
+        lambda cursor: agents_page(frame.workspace.id, limit=PAGE_SIZE, cursor=cursor)
+    )
+    agents = shown.items
     remotes = {a.id: r for a, r in await list_remote_agents(frame.workspace.id)}
     html = await render_template(
         "pages/agents.html",
         **frame.context(),
         agents=[(a, agent_status(a), remotes.get(a.id)) for a in agents],
+        older=shown.next_cursor,
+        paged=paged,
         remote_agents_on=REMOTE_AGENTS_EXTENSION in current_app.extensions,
         error=error,
         typed_url=typed_url,

@@ -6,28 +6,39 @@ in the layout of spec §8.1. The detail pane shows the conversation's latest tra
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
+from urllib.parse import urlencode
 
 from quart import Blueprint, flash, redirect, render_template, request, url_for
+from tortoise.expressions import Q
 
 from hub.core.agents.registry import list_agents, public_status
 from hub.core.errors import HubError
-from hub.core.store.models import Interaction
+from hub.core.store.models import Interaction, Message
+from hub.core.store.paging import BadCursor, Page, position
 from hub.core.work.conversations import create_conversation, get_conversation, list_conversations
 from hub.core.work.interactions import display_names
-from hub.core.work.messages import list_messages, post_message
+from hub.core.work.messages import MESSAGE_ORDER, list_messages, post_message
 from hub.core.work.tasks import list_tasks
 from hub.core.work.views import message_view
 from hub.web.pages.cards import safe_url
 from hub.web.pages.error_messages import for_person
 from hub.web.pages.i18n import gettext as _
 from hub.web.pages.interactions import card_views
+from hub.web.pages.paging import page_of
 from hub.web.pages.session import current_user, login_required
 from hub.web.pages.tasks import task_panel
 from hub.web.pages.workspace import frame_for
 
 blueprint = Blueprint("conversations", __name__)
+
+PAGE_SIZE = 100
+THREAD_PAGE = 50
+# A conversation left open keeps every message that arrives on its newest stretch, up to
+# this many; past them a reload starts a fresh stretch.
+THREAD_LIVE_LIMIT = 1000
 
 
 @blueprint.get("/w/<workspace_id>/conversations")
@@ -70,10 +81,15 @@ async def _render_index(
     assert user is not None
     frame = await frame_for(user, workspace_id)
     agents = [a for a in await list_agents(frame.workspace.id) if public_status(a) != "revoked"]
+    shown, paged = await page_of(
+        lambda cursor: list_conversations(frame.workspace.id, limit=PAGE_SIZE, cursor=cursor)
+    )
     html = await render_template(
         "pages/conversations.html",
         **frame.context(),
-        conversations=await list_conversations(frame.workspace.id),
+        conversations=shown.items,
+        older=shown.next_cursor,
+        paged=paged,
         agents=agents,
         names={a.id: a.name for a in agents},
         error=error,
@@ -139,7 +155,8 @@ async def _render_thread(
     frame = await frame_for(user, workspace_id)
     conversation = await get_conversation(frame.workspace.id, conversation_id)
     agents = {a.id: a for a in await list_agents(frame.workspace.id)}
-    messages = [message_view(m) for m in await list_messages(frame.workspace.id, conversation.id)]
+    window = await _window(frame.workspace.id, conversation.id)
+    messages = [message_view(m) for m in window.messages.items]
     people = await display_names({m["author"] for m in messages})
     for message in messages:
         message["authorName"] = _author_name(message["author"], agents, people)
@@ -149,7 +166,7 @@ async def _render_thread(
             if isinstance(a, dict)
         ]
     interactions = await Interaction.filter(
-        workspace_id=frame.workspace.id, conversation_id=conversation.id
+        window.cards, workspace_id=frame.workspace.id, conversation_id=conversation.id
     ).order_by("created_at", "id")
     cards = await card_views(frame.workspace.id, interactions)
     thread = sorted(
@@ -161,7 +178,7 @@ async def _render_thread(
     )
     # The pane follows the conversation's latest piece of work, not a child step of it.
     recent = await list_tasks(frame.workspace.id, conversation_id=conversation.id, limit=50)
-    tasks = [t for t in recent if t.parent_id is None]
+    tasks = [t for t in recent.items if t.parent_id is None]
     next_url = url_for(
         "pages.conversations.show", workspace_id=frame.workspace.id, conversation_id=conversation.id
     )
@@ -176,8 +193,64 @@ async def _render_thread(
         draft=draft,
         track=track,
         next_url=next_url,
+        earlier=window.earlier,
+        paged=window.paged,
+        live_url=window.live_url(next_url),
     )
     return html, status
+
+
+@dataclass(frozen=True)
+class ThreadWindow:
+    """The stretch of a conversation a page shows: its messages, the cards asked in the same
+    stretch of time, and the cursor of the earlier stretch."""
+
+    messages: Page[Message]
+    cards: Q
+    earlier: str | None
+    paged: bool  # an earlier stretch alone, reached by "Load earlier"
+    anchor: str | None  # the newest stretch kept as it is while new messages arrive
+
+    def live_url(self, page_url: str) -> str:
+        """What a live redraw fetches: an earlier stretch does not change; the newest one
+        keeps its oldest message and gains what arrives, so that the stretches loaded above
+        it still meet it."""
+        if self.paged or not self.anchor:
+            return request.full_path if self.paged else page_url
+        return f"{page_url}?{urlencode({'from': self.anchor})}"
+
+
+async def _window(workspace_id: str, conversation_id: str) -> ThreadWindow:
+    # A cursor that no longer reads opens the conversation at its newest messages: a page
+    # has nobody to hand a 400 to.
+    cursor = request.args.get("cursor") or None
+    anchor = request.args.get("from") or None
+    try:
+        if cursor:
+            messages = await list_messages(
+                workspace_id, conversation_id, limit=THREAD_PAGE, cursor=cursor
+            )
+            upper = position(MESSAGE_ORDER, cursor)[0]
+        elif anchor:
+            messages = await list_messages(
+                workspace_id, conversation_id, limit=THREAD_LIVE_LIMIT, down_to=anchor
+            )
+            upper = None
+        else:
+            messages = await list_messages(workspace_id, conversation_id, limit=THREAD_PAGE)
+            upper = None
+    except BadCursor:
+        cursor = anchor = upper = None
+        messages = await list_messages(workspace_id, conversation_id, limit=THREAD_PAGE)
+    earlier = anchor if anchor and messages.next_cursor is None else messages.next_cursor
+    cards = Q()
+    if earlier and messages.items:
+        cards &= Q(created_at__gte=messages.items[0].created_at)
+    if upper is not None:
+        cards &= Q(created_at__lt=upper)
+    return ThreadWindow(
+        messages, cards, earlier, cursor is not None, anchor or messages.next_cursor
+    )
 
 
 def _sort_key(moment: str) -> str:

@@ -59,6 +59,14 @@ MESSAGES: dict[str, tuple[str, str | None]] = {
         N_("The hub cannot accept what was sent."),
         N_("Fix the fields and send it again."),
     ),
+    "bad_cursor": (
+        N_("That link to a page of the list no longer works."),
+        N_("Open the list again from its first page."),
+    ),
+    "unknown_parameter": (
+        N_("The address asks for something this list does not offer."),
+        N_("Open the list from the menu and page it with its own links."),
+    ),
     "unauthorized": (N_("Sign in first."), N_("Sign in again.")),
     "forbidden": (
         N_("You may not do this here."),

@@ -9,7 +9,7 @@ filters). A page a person reloads or sends on shows what they were looking at.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from quart import Blueprint, render_template, request, url_for
@@ -17,7 +17,8 @@ from quart import Blueprint, render_template, request, url_for
 from hub.core.agents.registry import list_agents, public_status
 from hub.core.errors import NotFound
 from hub.core.store.models import Interaction
-from hub.core.work.inbox import inbox
+from hub.core.store.paging import BadCursor
+from hub.core.work.inbox import SECTIONS, inbox
 from hub.core.work.interactions import get_interaction
 from hub.protocol.interactions import Risk
 from hub.web.pages.cards import CardView
@@ -36,6 +37,9 @@ class InboxFilters:
     workspace_id: str
     agent: str | None = None
     risk: Risk | None = None
+    # "Show more" of one section: that section alone, its page after the cursor.
+    section: str | None = None
+    cursor: str | None = None
 
     @classmethod
     def from_args(cls, workspace_id: str, args: Any, agent_ids: set[str]) -> InboxFilters:
@@ -44,7 +48,15 @@ class InboxFilters:
             risk = Risk(args["risk"]) if args.get("risk") else None
         except ValueError:
             risk = None
-        return cls(workspace_id, agent if agent in agent_ids else None, risk)
+        section = args.get("section") if args.get("section") in SECTIONS else None
+        cursor = (args.get("cursor") or None) if section else None
+        return cls(workspace_id, agent if agent in agent_ids else None, risk, section, cursor)
+
+    def more(self, section: str, cursor: str) -> str:
+        return replace(self, section=section, cursor=cursor).url()
+
+    def whole(self) -> str:
+        return replace(self, section=None, cursor=None).url()
 
     @property
     def active(self) -> bool:
@@ -54,6 +66,8 @@ class InboxFilters:
         query = {
             "agent": self.agent,
             "risk": self.risk.value if self.risk else None,
+            "section": self.section,
+            "cursor": self.cursor,
             "card": card,
         }
         return url_for(
@@ -84,10 +98,21 @@ async def show(workspace_id: str) -> Any:
     workspace = await workspace_of(user, workspace_id)
     agents = [a for a in await list_agents(workspace.id) if public_status(a) != "revoked"]
     filters = InboxFilters.from_args(workspace.id, request.args, {a.id for a in agents})
-    view = await inbox(workspace.id, agent_id=filters.agent, risk=filters.risk)
+    try:
+        view = await inbox(
+            workspace.id,
+            agent_id=filters.agent,
+            risk=filters.risk,
+            section=filters.section,
+            cursor=filters.cursor,
+        )
+    except BadCursor:  # a link cut short: the whole inbox, as hub.web.pages.paging says
+        filters = replace(filters, section=None, cursor=None)
+        view = await inbox(workspace.id, agent_id=filters.agent, risk=filters.risk)
+    more = {filters.section: view["nextCursor"]} if filters.section else view["nextCursors"]
     # The badges count everything waiting, whatever the list is narrowed to.
     frame = await frame_for(user, workspace.id, inbox_view=None if filters.active else view)
-    waiting = view["waitingForMe"]
+    waiting = view.get("waitingForMe", [])
     found = {
         i.id: i
         for i in await Interaction.filter(
@@ -110,6 +135,7 @@ async def show(workspace_id: str) -> Any:
         selected=selected,
         chosen=selected is not None and selected.id == chosen_id,
         filters=filters,
+        more={name: filters.more(name, cursor) for name, cursor in more.items() if cursor},
         filter_agents=sorted(agents, key=lambda a: a.name.lower()),
         next_url=filters.url(),
     )

@@ -30,6 +30,7 @@ from hub.web.pages.cards import safe_url
 from hub.web.pages.error_messages import said
 from hub.web.pages.i18n import gettext as _
 from hub.web.pages.interactions import card_views
+from hub.web.pages.paging import page_of
 from hub.web.pages.session import current_user, login_required
 from hub.web.pages.timeline import task_timeline
 from hub.web.pages.workspace import frame_for
@@ -39,6 +40,7 @@ blueprint = Blueprint("tasks", __name__)
 # The tabs of spec §6, each a status filter the core understands (``statuses_for``).
 VIEWS = ("all", "active", "waiting_for_me", "done")
 TERMINAL = frozenset(s.value for s in TERMINAL_STATUSES)
+PAGE_SIZE = 100
 
 
 async def task_panel(workspace_id: str, task_id: str) -> dict[str, Any]:
@@ -110,7 +112,13 @@ async def _render_index(
     view = request.args.get("view", "all")
     if view not in VIEWS:
         view = "all"
-    tasks = await list_tasks(frame.workspace.id, status=None if view == "all" else view)
+    status_filter = None if view == "all" else view
+    shown, paged = await page_of(
+        lambda cursor: list_tasks(
+            frame.workspace.id, status=status_filter, limit=PAGE_SIZE, cursor=cursor
+        )
+    )
+    tasks = shown.items
     selected_id = request.args.get("task") or (tasks[0].id if tasks else None)
     selected = await task_panel(frame.workspace.id, selected_id) if selected_id else None
     agents = await list_agents(frame.workspace.id)
@@ -120,6 +128,8 @@ async def _render_index(
         view=view,
         views=VIEWS,
         tasks=await task_tree(frame.workspace.id, tasks),
+        older=shown.next_cursor,
+        paged=paged,
         names=agent_names(agents),
         statuses={a.id: AgentStatus(a.status).value for a in agents},  # "offline": lost
         selected=selected,

@@ -306,6 +306,44 @@ function openAtNewest() {
   );
 }
 
+// "Load earlier messages" fetches the earlier stretch of the conversation and puts it above
+// the thread, the page held still on what the person was reading; without scripts the link
+// opens that stretch as a page of its own.
+function setupLoadEarlier() {
+  const link = document.querySelector("[data-load-earlier]");
+  const earlier = document.querySelector("[data-earlier]");
+  if (!link || !earlier) return;
+  link.addEventListener("click", async (event) => {
+    event.preventDefault();
+    if (link.dataset.loading) return;
+    link.dataset.loading = "1";
+    try {
+      const response = await fetch(link.href, { credentials: "same-origin" });
+      if (!response.ok) {
+        window.location.href = link.href;
+        return;
+      }
+      const doc = new DOMParser().parseFromString(await response.text(), "text/html");
+      const fetched = doc.querySelector("[data-thread]");
+      const page = document.scrollingElement;
+      const below = page.scrollHeight - page.scrollTop;
+      const items = fetched ? [...fetched.children].filter((item) => !item.matches("[data-empty]")) : [];
+      earlier.prepend(...items.map((item) => document.importNode(item, true)));
+      earlier.hidden = earlier.children.length === 0;
+      const further = doc.querySelector("[data-load-earlier]");
+      if (further) link.href = further.href;
+      else link.remove();
+      // Every change above the reader made, the page moves by what was added.
+      page.scrollTop = page.scrollHeight - below;
+      LineUp.enhance(earlier);
+    } catch (_error) {
+      window.location.href = link.href;
+    } finally {
+      delete link.dataset.loading;
+    }
+  });
+}
+
 // What a person is writing on a card (an answer, a comment, an edit of the action) survives
 // a reload and the card being redrawn: kept per card in this tab's session storage until it
 // is sent or the card closes. A sensitive answer (autocomplete off) is never kept.
@@ -403,6 +441,7 @@ document.addEventListener("DOMContentLoaded", () => {
   setupValidation();
   LineUp.enhance(document);
   openAtNewest();
+  setupLoadEarlier();
   const focus = document.querySelector("[data-autofocus]");
   if (focus) focus.focus();
 });

@@ -189,7 +189,10 @@
     }
     refreshing = true;
     try {
-      const address = LineUp.liveUrl ? LineUp.liveUrl() : window.location.href;
+      // A paged region names what its redraw fetches (a thread keeps its stretch).
+      const named = document.querySelector("[data-live-url]");
+      const own = named ? new URL(named.dataset.liveUrl, window.location.href).toString() : null;
+      const address = LineUp.liveUrl ? LineUp.liveUrl() : own || window.location.href;
       const response = await fetch(address, {
         credentials: "same-origin",
         headers: { "X-Live-Refresh": "1" },
@@ -211,6 +214,12 @@
           const id = CSS.escape(item.dataset.message);
           const thread = replacement.querySelector("[data-thread]") || replacement;
           if (!replacement.querySelector(`[data-message="${id}"]`)) thread.appendChild(item);
+        });
+        // So do the earlier messages the person loaded, and the link to the ones before them.
+        ["[data-earlier]", "[data-earlier-nav]"].forEach((selector) => {
+          const kept = current.querySelector(selector);
+          const slot = replacement.querySelector(selector);
+          if (kept && slot) slot.replaceWith(kept);
         });
         // A toggle the person opened (the raw events, a full hash) stays open through a redraw.
         current.querySelectorAll("details[data-raw][open][id]").forEach((open) => {

@@ -21,7 +21,7 @@ async def test_a_conversation_is_logged_and_listed(workspace: Workspace) -> None
     assert conversation.agent_ids == [agent.id]
     [event] = await events_after(workspace.id, 0)
     assert event.type == "conversation.created" and event.actor == ME
-    assert [c.id for c in await list_conversations(workspace.id)] == [conversation.id]
+    assert [c.id for c in (await list_conversations(workspace.id)).items] == [conversation.id]
 
 
 async def test_bad_conversations_are_refused_and_change_nothing(make_user) -> None:  # type: ignore[no-untyped-def]
@@ -51,7 +51,9 @@ async def test_a_message_reaches_the_only_agent(workspace: Workspace) -> None:
     assert delivered.type == "message.created"
     assert delivered.payload["targetAgentId"] == agent.id
     assert delivered.payload["content"] == "Hello there"
-    assert [m.id for m in await list_messages(workspace.id, conversation.id)] == [posted.message.id]
+    assert [m.id for m in (await list_messages(workspace.id, conversation.id)).items] == [
+        posted.message.id
+    ]
 
 
 async def test_track_as_task_creates_the_task_first(workspace: Workspace) -> None:
@@ -146,5 +148,5 @@ async def test_messages_read_oldest_first_and_keep_the_latest(workspace: Workspa
     conversation = await create_conversation(workspace.id, "Notes", [], by=ME)
     for n in range(5):
         await post_message(workspace.id, conversation.id, f"note {n}", by=ME)
-    latest = await list_messages(workspace.id, conversation.id, limit=3)
+    latest = (await list_messages(workspace.id, conversation.id, limit=3)).items
     assert [m.content for m in latest] == ["note 2", "note 3", "note 4"]

@@ -40,7 +40,7 @@ async def test_children_sit_under_their_parents(workspace: Workspace) -> None:
     await step(agent, scan, "Scan the tests", status="running")
     await step(agent, parent.id, "Plan", status="succeeded")
 
-    everything = await task_tree(workspace.id, await list_tasks(workspace.id))
+    everything = await task_tree(workspace.id, (await list_tasks(workspace.id)).items)
     assert shape(everything) == [
         ("Rebuild", None, [("Scan", None, ["Scan the tests"]), "Plan"]),
         "Older",
@@ -49,11 +49,11 @@ async def test_children_sit_under_their_parents(workspace: Workspace) -> None:
     assert rebuild.children[0].task["progress"] == 30
 
     # A tab that holds a child but not its parent shows the child, its parent named.
-    done = await task_tree(workspace.id, await list_tasks(workspace.id, status="done"))
+    done = await task_tree(workspace.id, (await list_tasks(workspace.id, status="done")).items)
     assert shape(done) == [("Plan", "Rebuild", [])]
     # A tab that holds the parent shows its children too, whatever their status (one
     # level: the grandchild waits on its parent's own page).
-    queued = await task_tree(workspace.id, await list_tasks(workspace.id, status="queued"))
+    queued = await task_tree(workspace.id, (await list_tasks(workspace.id, status="queued")).items)
     assert shape(queued) == [("Rebuild", None, ["Scan", "Plan"]), "Older"]
 
     assert shape(await child_tree(workspace.id, parent.id)) == [

@@ -75,14 +75,14 @@ async def test_status_filters_name_views_statuses_or_lists(workspace: Workspace)
     await agent_reports(agent, "task.status_changed", {"taskId": done.id, "status": "succeeded"})
 
     async def titles(status: str | None) -> set[str]:
-        return {t.title for t in await list_tasks(workspace.id, status=status)}
+        return {t.title for t in (await list_tasks(workspace.id, status=status)).items}
 
     assert await titles(None) == {"queued", "running", "waiting", "done"}
     assert await titles("active") == {"queued", "running", "waiting"}
     assert await titles("waiting_for_me") == {"waiting"}
     assert await titles("done") == {"done"}
     assert await titles("queued,succeeded") == {"queued", "done"}
-    assert queued.id in {t.id for t in await list_tasks(workspace.id, status="queued")}
+    assert queued.id in {t.id for t in (await list_tasks(workspace.id, status="queued")).items}
     with pytest.raises(InvalidInput) as unknown:
         statuses_for("sleeping")
     assert unknown.value.code == "unknown_status_filter"
@@ -157,7 +157,7 @@ async def test_another_workspace_task_is_not_found(make_user) -> None:  # type: 
     ):
         with pytest.raises(NotFound):
             await attempt
-    assert await list_tasks(mine.id) == []
+    assert (await list_tasks(mine.id)).items == []
     assert await last_sequence(mine.id) == 0
 
 

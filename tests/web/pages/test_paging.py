@@ -1,0 +1,80 @@
+"""The pages page like the API: the inbox's sections show their first page and "Show more",
+the agents and conversations lists "Older"; a cursor that no longer reads opens the first
+page instead of an error."""
+
+from __future__ import annotations
+
+import html
+import re
+
+import pytest
+
+from hub.core.ids import new_id
+from hub.core.log.events import append_event
+from hub.core.store.models import Workspace
+from hub.core.work.conversations import create_conversation
+from hub.core.work.inbox import DEFAULT_LIMIT
+from hub.web.pages.agents import PAGE_SIZE as AGENTS_PAGE
+from hub.web.pages.conversations import PAGE_SIZE as CONVERSATIONS_PAGE
+from tests.core.scenario import make_agent
+from tests.web.pages.world import build_world
+
+pytestmark = pytest.mark.same_on_every_database
+
+
+def link(page: str, marker: str) -> str:
+    found = re.search(rf'<a href="([^"]+)"[^>]*{marker}', page)
+    assert found, marker
+    return html.unescape(found.group(1))
+
+
+async def test_the_inbox_shows_more_of_a_section(browser) -> None:  # type: ignore[no-untyped-def]
+    ada = await browser("Ada")
+    world = await build_world(ada.workspace_id, ada.user_id, kinds=())
+    titles = [f"Question {n:03}" for n in range(DEFAULT_LIMIT + 3)]
+    for title in titles:
+        await append_event(
+            ada.workspace_id,
+            "interaction.requested",
+            {"interaction": {"id": new_id("interaction"), "type": "approval", "title": title}},
+            actor=f"agent:{world.agent.id}",
+            task_id=world.task_id,
+        )
+    _, first = await ada.page(ada.w("/inbox"))
+    assert titles[0] in first and titles[-1] not in first  # the oldest waiting first
+    more = link(first, 'data-show-more="waitingForMe"')
+    _, second = await ada.page(more)
+    assert titles[-1] in second and titles[0] not in second
+    assert "data-whole-inbox" in second and 'data-show-more="waitingForMe"' not in second
+    assert 'data-section="done"' not in second  # that section alone
+
+    # A link cut short opens the whole inbox rather than an error.
+    status, whole = await ada.page(more[:-6])
+    assert status == 200 and titles[0] in whole and "data-whole-inbox" not in whole
+
+
+async def test_agents_and_conversations_page_older(browser) -> None:  # type: ignore[no-untyped-def]
+    ada = await browser("Ada")
+    workspace = await Workspace.get(id=ada.workspace_id)
+    first = await make_agent(workspace, "The first agent")
+    for n in range(max(AGENTS_PAGE, CONVERSATIONS_PAGE)):
+        await make_agent(workspace, f"Agent {n}")
+    oldest = await create_conversation(
+        ada.workspace_id, "The oldest talk", [first.id], by=f"user:{ada.user_id}"
+    )
+    for n in range(CONVERSATIONS_PAGE):
+        await create_conversation(
+            ada.workspace_id, f"Talk {n}", [first.id], by=f"user:{ada.user_id}"
+        )
+
+    for path, oldest_link in (
+        ("/agents", f'/agents/{first.id}"'),
+        ("/conversations", f'/conversations/{oldest.id}"'),
+    ):
+        _, page = await ada.page(ada.w(path))
+        assert oldest_link not in page  # newest first: the oldest is on the next page
+        _, older = await ada.page(link(page, "data-older"))
+        assert oldest_link in older and "data-newest" in older
+        # A cursor that no longer reads, or a parameter the page does not take: the list.
+        status, again = await ada.page(ada.w(f"{path}?cursor=broken&offset=3"))
+        assert status == 200 and "data-newest" not in again and "data-older" in again
