@@ -11,6 +11,7 @@ from quart import Quart
 
 from hub.core.people.two_factor import CODE_FAILURES, confirm, new_secret
 from hub.core.store.models import Event, User
+from hub.host.settings import settings_of
 from tests.web.api.conftest import PASSWORD, Person
 
 
@@ -27,9 +28,9 @@ async def test_sign_in_asks_for_the_code_after_the_password(app: Quart, sign_up)
     user = await User.get(id=person.user_id)
     secret = new_secret()
     authenticator = pyotp.TOTP(secret)
-    assert (await _bad_confirm(user, secret)) == "bad_totp_code"
+    assert (await _bad_confirm(user, secret, settings_of(app).secret_key)) == "bad_totp_code"
     first_code = authenticator.now()
-    recovery = await confirm(user, secret, first_code)
+    recovery = await confirm(user, secret, first_code, secret_key=settings_of(app).secret_key)
     assert len(recovery) == 10 and len(set(recovery)) == 10
 
     status, body = await _login(app, person.email)
@@ -64,11 +65,12 @@ async def test_sign_in_asks_for_the_code_after_the_password(app: Quart, sign_up)
     CODE_FAILURES.reset()
 
 
-async def _bad_confirm(user: User, secret: str) -> str:
+async def _bad_confirm(user: User, secret: str, secret_key: str) -> str:
     from hub.core.errors import HubError
 
+    wrong = "123456" if pyotp.TOTP(secret).now() != "123456" else "654321"
     try:
-        await confirm(user, secret, "123456" if pyotp.TOTP(secret).now() != "123456" else "654321")
+        await confirm(user, secret, wrong, secret_key=secret_key)
     except HubError as error:
         return error.code
     return "accepted"
