@@ -62,6 +62,14 @@ def is_on(user: User) -> bool:
     return bool(user.totp_secret_sealed)
 
 
+def already_on() -> Conflict:
+    return Conflict(
+        "Two-factor sign-in is on already.",
+        code="totp_already_on",
+        hint="Turn it off first to use another authenticator.",
+    )
+
+
 async def confirm(user: User, secret: str, code: str, *, secret_key: str) -> list[str]:
     """Turn two-factor sign-in on with ``secret`` once ``code`` from it is right; returns the
     recovery codes (shown once). ``Unauthorized`` (``bad_totp_code``) if the code is wrong."""
@@ -72,11 +80,7 @@ async def confirm(user: User, secret: str, code: str, *, secret_key: str) -> lis
             hint="Start the setup again and use the secret it gives.",
         )
     if is_on(user):
-        raise Conflict(
-            "Two-factor sign-in is on already.",
-            code="totp_already_on",
-            hint="Turn it off first to use another authenticator.",
-        )
+        raise already_on()
     step = _matching_step(secret, code, after=0)
     if step is None:
         raise _bad_code()

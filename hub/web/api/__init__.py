@@ -24,16 +24,20 @@ from hub.web.api import (
     interactions,
     members,
     notification_preferences,
+    password_reset,
     policy_rules,
     push_subscriptions,
     remote_agents,
     tasks,
+    two_factor,
     workspaces,
 )
 from hub.web.api.openapi import HubOpenAPIProvider
 
 BLUEPRINTS = (
     auth.blueprint,
+    password_reset.blueprint,
+    two_factor.blueprint,
     workspaces.blueprint,
     agents.blueprint,
     conversations.blueprint,
