@@ -7,15 +7,16 @@ recovery codes, shown that once and stored as hashes; each signs in once instead
 
 A code is accepted for its 30-second step and the one either side (clocks drift), and only
 once: the last accepted step is kept, and a code of that step or an earlier one is refused,
-so a code seen over someone's shoulder cannot be replayed. Turning it off needs a code (or
-a recovery code) too: a borrowed session alone must not remove the second factor.
+so a code seen over someone's shoulder cannot be replayed. Turning it off needs a code, a
+recovery code or the password too: a borrowed session alone must not remove the second
+factor.
 
 Wrong codes are capped per account (``CODE_FAILURES``): six digits are a million values.
 
 The secret is stored sealed with the hub's secret key (``hub.core.people.sealing``): whoever
 reads the database alone cannot make the codes. Each function that reads or stores it is
 given the key; a hub whose key changed cannot read it (``totp_secret_unreadable``), and the
-person signs in with a recovery code, then sets two-factor up again. Hubs before the seal
+person signs in with a recovery code, then turns two-factor off and on again. Hubs before the seal
 stored the secret in the clear: ``seal_plain_secrets`` seals those as the hub starts.
 """
 
@@ -72,7 +73,10 @@ def already_on() -> Conflict:
 
 async def confirm(user: User, secret: str, code: str, *, secret_key: str) -> list[str]:
     """Turn two-factor sign-in on with ``secret`` once ``code`` from it is right; returns the
-    recovery codes (shown once). ``Unauthorized`` (``bad_totp_code``) if the code is wrong."""
+    recovery codes (shown once). ``Unauthorized`` (``bad_totp_code``) if the code is wrong.
+
+    ``secret`` comes back from the browser's session or the API client that ``new_secret``
+    was shown to; one not shaped like what it draws is refused (``invalid_totp_secret``)."""
     if not _SECRET.fullmatch(secret):
         raise InvalidInput(
             "That is not a two-factor secret this hub made.",
@@ -175,7 +179,9 @@ async def _accept(user: User, code: str, secret_key: str) -> bool:
     if not user.totp_secret_sealed:
         return False
     digits = code.replace(" ", "").strip()
-    if digits.isdigit():
+    # Six digits are a code; anything else may be a recovery code (one typed without its
+    # hyphen can be all digits, but never six).
+    if digits.isdigit() and len(digits) == 6:
         step = _matching_step(_secret_of(user, secret_key), digits, after=user.totp_last_step)
         if step is None:
             return False
