@@ -26,6 +26,7 @@ from hub.core.approvals.policy_clock import PolicyClock
 from hub.core.log.bus import DEFAULT_BUS
 from hub.core.log.relay import PostgresRelay
 from hub.core.log.watch import LOG_WATCH_PERIOD_S, LogWatch
+from hub.core.people.two_factor import seal_plain_secrets
 from hub.core.store.database import close_database, open_database
 from hub.host import (
     access,
@@ -80,6 +81,10 @@ def create_app(settings: Settings | None = None, **overrides: Any) -> Quart:
     async def _open_database() -> None:
         await open_database(settings.resolved_database_url)
         logger.debug("database open (%s)", "postgres" if settings.is_postgres else "sqlite")
+        # The data step of migration 0019, which needs the secret key a migration lacks.
+        sealed = await seal_plain_secrets(settings.secret_key)
+        if sealed:
+            logger.info("sealed %d two-factor secrets stored in the clear", sealed)
 
     if settings.is_postgres:
 

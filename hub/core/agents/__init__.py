@@ -41,7 +41,6 @@ from hub.core.agents.remote_calls import (
     release_every_call,
     renew_leases,
 )
-from hub.core.agents.sealing import SealBroken, seal, unseal
 
 __all__ = [
     "PAIRING_ATTEMPTS",
@@ -50,7 +49,6 @@ __all__ = [
     "PresenceSweeper",
     "RemoteAgentAdder",
     "RemoteCard",
-    "SealBroken",
     "add_remote_agent",
     "agent_for_credential",
     "agent_view",
@@ -77,7 +75,5 @@ __all__ = [
     "remote_secret",
     "renew_leases",
     "revoke_agent",
-    "seal",
     "store_remote_secret",
-    "unseal",
 ]

@@ -20,10 +20,10 @@ from typing import Any, Protocol
 
 from hub.core.agents.presence import iso
 from hub.core.agents.registry import agent_view
-from hub.core.agents.sealing import seal, unseal
 from hub.core.errors import Conflict, InvalidInput, NotFound
 from hub.core.ids import new_id
 from hub.core.log.events import append_event
+from hub.core.people.sealing import seal, unseal
 from hub.core.store.models import Agent, AgentStatus
 from hub.core.store.remote_models import RemoteAgent, RemoteCall
 from hub.protocol.clock import utcnow

@@ -1,5 +1,6 @@
 """People and their workspaces: accounts and API tokens, sign-in events and the audit trail,
-members and roles, invitations, secrets and their hashes, and rate limits.
+members and roles, invitations, secrets: their hashes and those sealed with the hub's key, and
+rate limits.
 """
 
 from __future__ import annotations

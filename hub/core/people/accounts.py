@@ -18,7 +18,7 @@ from hub.core.ids import could_be_an_id, new_id
 from hub.core.people.account_events import TOKEN_CREATED, TOKEN_REVOKED, record_token_change
 from hub.core.people.credentials import hash_password, hash_token, new_token, verify_password
 from hub.core.people.passwords import require_strong
-from hub.core.people.signup import Signup, check_admission
+from hub.core.people.signup import Signup, check_admission, is_first_account
 from hub.core.store.models import ApiToken, Membership, Role, User, Workspace
 from hub.core.store.transactions import in_transaction
 from hub.protocol.clock import iso
@@ -67,16 +67,19 @@ async def create_user(
     if password is not None:
         require_strong(password)
     display_name = (display_name or email.split("@")[0]).strip()[:200]
+    # Hashed before the transaction: argon2 is slow on purpose, and sign-ups queue on it.
+    password_hash = hash_password(password) if password else None
     try:
-        async with in_transaction():
-            first_account = not await User.exists()
+        async with in_transaction() as connection:
+            first_account = await is_first_account(connection)
             if signup is not None:
                 check_admission(signup, invited=invited, first_account=first_account)
             user = await User.create(
+                using_db=connection,
                 id=new_id("user"),
                 email=email,
                 display_name=display_name,
-                password_hash=hash_password(password) if password else None,
+                password_hash=password_hash,
                 is_admin=first_account,
             )
             workspace = await create_workspace(f"{display_name}'s workspace", user)

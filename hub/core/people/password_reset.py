@@ -40,6 +40,11 @@ RESET_REQUESTS_PER_ADDRESS = FailureLimiter(
 RESET_REQUESTS_PER_CLIENT = FailureLimiter(
     per_source=10, overall=1_000, window_s=900.0, code="reset_rate_limited", what="reset requests"
 )
+# A link's signature is 256 bits, out of reach of guessing; the cap keeps a client that
+# tries link after link from costing the hub a lookup and an HMAC each, as logins are capped.
+RESET_LINK_FAILURES = FailureLimiter(
+    per_source=10, overall=10_000, window_s=60.0, code="reset_link_rate_limited", what="reset links"
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,15 +99,20 @@ async def open_reset(token: str, *, secret_key: str) -> User:
 
 async def reset_password(
     token: str, new_password: str, *, secret_key: str, address: str | None, via: str
-) -> User:
+) -> int:
     """Set the new password through the link (which then stops working) and end every
-    session of the person."""
+    session of the person; how many ended. ``RateLimited`` after many bad links from
+    ``address``."""
     require_strong(new_password)
-    user = await open_reset(token, secret_key=secret_key)
-    await set_password(
+    RESET_LINK_FAILURES.check(address)
+    try:
+        user = await open_reset(token, secret_key=secret_key)
+    except Gone:
+        RESET_LINK_FAILURES.record_failure(address)
+        raise
+    return await set_password(
         user, new_password, keep_session=None, address=address, via=via, kind=PASSWORD_RESET
     )
-    return user
 
 
 def _signature(user: User, expires: int, secret_key: str) -> str:

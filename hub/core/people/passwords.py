@@ -69,14 +69,20 @@ async def change_password(
 ) -> int:
     """The person's own change: ``current_password`` must be right (``wrong_password``,
     and nothing changes), ``new_password`` strong enough. Returns how many sessions ended."""
-    CURRENT_PASSWORD_FAILURES.check(user.id)
-    if not verify_password(user.password_hash, current_password):
-        CURRENT_PASSWORD_FAILURES.record_failure(user.id)
-        raise Forbidden(
-            "The current password is not right; nothing was changed.",
-            code="wrong_password",
-            hint="Type the password you sign in with now.",
-        )
+    check_current(user, current_password)
     return await set_password(
         user, new_password, keep_session=keep_session, address=address, via=via
     )
+
+
+def check_current(user: User, password: str) -> None:
+    """A signed-in person proving they know their password before a change a borrowed
+    session must not make: 403 ``wrong_password`` (nothing changes), capped per account."""
+    CURRENT_PASSWORD_FAILURES.check(user.id)
+    if not verify_password(user.password_hash, password):
+        CURRENT_PASSWORD_FAILURES.record_failure(user.id)
+        raise Forbidden(
+            "The password is not right; nothing was changed.",
+            code="wrong_password",
+            hint="Type the password you sign in with now.",
+        )

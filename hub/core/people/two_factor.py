@@ -7,23 +7,32 @@ recovery codes, shown that once and stored as hashes; each signs in once instead
 
 A code is accepted for its 30-second step and the one either side (clocks drift), and only
 once: the last accepted step is kept, and a code of that step or an earlier one is refused,
-so a code seen over someone's shoulder cannot be replayed. Turning it off needs a code (or
-a recovery code) too: a borrowed session alone must not remove the second factor.
+so a code seen over someone's shoulder cannot be replayed. Turning it off needs a code, a
+recovery code or the password too: a borrowed session alone must not remove the second
+factor.
 
 Wrong codes are capped per account (``CODE_FAILURES``): six digits are a million values.
+
+The secret is stored sealed with the hub's secret key (``hub.core.people.sealing``): whoever
+reads the database alone cannot make the codes. Each function that reads or stores it is
+given the key; a hub whose key changed cannot read it (``totp_secret_unreadable``), and the
+person signs in with a recovery code, then turns two-factor off and on again. Hubs before the seal
+stored the secret in the clear: ``seal_plain_secrets`` seals those as the hub starts.
 """
 
 from __future__ import annotations
 
 import hmac
+import re
 import secrets
 
 import pyotp
 
-from hub.core.errors import Conflict, Unauthorized
+from hub.core.errors import Conflict, InvalidInput, Unauthorized
 from hub.core.ids import new_id
 from hub.core.people.credentials import hash_token
 from hub.core.people.ratelimit import FailureLimiter
+from hub.core.people.sealing import SealBroken, seal, unseal
 from hub.core.store.models import RecoveryCode, User
 from hub.core.store.transactions import in_transaction
 from hub.protocol.clock import utcnow
@@ -36,6 +45,11 @@ CODE_FAILURES = FailureLimiter(
 )
 
 
+# What ``new_secret`` draws: 32 base32 letters, 160 bits (RFC 4226's recommended length).
+# A secret sent back to ``confirm`` must look the same, so nobody sets up a guessable one.
+_SECRET = re.compile(r"[A-Z2-7]{32}")
+
+
 def new_secret() -> str:
     return pyotp.random_base32()
 
@@ -46,27 +60,41 @@ def provisioning_uri(secret: str, email: str) -> str:
 
 
 def is_on(user: User) -> bool:
-    return bool(user.totp_secret)
+    return bool(user.totp_secret_sealed)
 
 
-async def confirm(user: User, secret: str, code: str) -> list[str]:
+def already_on() -> Conflict:
+    return Conflict(
+        "Two-factor sign-in is on already.",
+        code="totp_already_on",
+        hint="Turn it off first to use another authenticator.",
+    )
+
+
+async def confirm(user: User, secret: str, code: str, *, secret_key: str) -> list[str]:
     """Turn two-factor sign-in on with ``secret`` once ``code`` from it is right; returns the
-    recovery codes (shown once). ``Unauthorized`` (``bad_totp_code``) if the code is wrong."""
-    if is_on(user):
-        raise Conflict(
-            "Two-factor sign-in is on already.",
-            code="totp_already_on",
-            hint="Turn it off first to use another authenticator.",
+    recovery codes (shown once). ``Unauthorized`` (``bad_totp_code``) if the code is wrong.
+
+    ``secret`` comes back from the browser's session or the API client that ``new_secret``
+    was shown to; one not shaped like what it draws is refused (``invalid_totp_secret``)."""
+    if not _SECRET.fullmatch(secret):
+        raise InvalidInput(
+            "That is not a two-factor secret this hub made.",
+            code="invalid_totp_secret",
+            hint="Start the setup again and use the secret it gives.",
         )
+    if is_on(user):
+        raise already_on()
     step = _matching_step(secret, code, after=0)
     if step is None:
         raise _bad_code()
     codes = ["-".join(_recovery_part() for _ in range(2)) for _ in range(RECOVERY_CODES)]
+    sealed = seal(secret, secret_key)
     async with in_transaction() as connection:
         await (
             User.filter(id=user.id)
             .using_db(connection)
-            .update(totp_secret=secret, totp_last_step=step)
+            .update(totp_secret_sealed=sealed, totp_last_step=step)
         )
         await RecoveryCode.filter(user_id=user.id).using_db(connection).delete()
         for plain in codes:
@@ -76,41 +104,85 @@ async def confirm(user: User, secret: str, code: str) -> list[str]:
                 user_id=user.id,
                 code_hash=hash_token(_normalise(plain)),
             )
-    user.totp_secret, user.totp_last_step = secret, step
+    user.totp_secret_sealed, user.totp_last_step = sealed, step
     return codes
 
 
-async def check_code(user: User, code: str) -> None:
+async def check_code(user: User, code: str, *, secret_key: str) -> None:
     """Accept a current code or an unused recovery code of ``user`` (spending it), or raise
     ``Unauthorized`` (``bad_totp_code``); ``RateLimited`` after too many wrong ones."""
     CODE_FAILURES.check(user.id)
-    if await _accept(user, code):
+    if await _accept(user, code, secret_key):
         return
     CODE_FAILURES.record_failure(user.id)
     raise _bad_code()
 
 
-async def turn_off(user: User, code: str) -> None:
+async def turn_off(user: User, code: str, *, secret_key: str) -> None:
     """Turn two-factor sign-in off, given a code or a recovery code."""
-    await check_code(user, code)
+    await check_code(user, code, secret_key=secret_key)
+    await remove(user)
+
+
+async def remove(user: User) -> None:
+    """Turn two-factor sign-in off, its recovery codes too. The caller has checked the
+    person knows their password or a code: a borrowed session alone must not do this."""
     async with in_transaction() as connection:
         await (
-            User.filter(id=user.id).using_db(connection).update(totp_secret=None, totp_last_step=0)
+            User.filter(id=user.id)
+            .using_db(connection)
+            .update(totp_secret_sealed=None, totp_last_step=0)
         )
         await RecoveryCode.filter(user_id=user.id).using_db(connection).delete()
-    user.totp_secret, user.totp_last_step = None, 0
+    user.totp_secret_sealed, user.totp_last_step = None, 0
 
 
 async def recovery_codes_left(user: User) -> int:
     return await RecoveryCode.filter(user_id=user.id).count()
 
 
-async def _accept(user: User, code: str) -> bool:
-    if not user.totp_secret:
+async def seal_plain_secrets(secret_key: str) -> int:
+    """Seal the secrets a hub before the seal stored in the clear; returns how many.
+
+    Run as the hub starts: the migration that made the column hold sealed secrets cannot,
+    not knowing the key. A plain secret is told apart by its form alone (base32 capitals;
+    a sealed one is a Fernet token, which starts ``gAAAAA``). Several processes starting at
+    once may each seal a row: only the update that still finds it plain writes.
+    """
+    sealed = 0
+    rows = await User.filter(totp_secret_sealed__isnull=False).values_list(
+        "id", "totp_secret_sealed"
+    )
+    for user_id, stored in rows:
+        if re.fullmatch(r"[A-Z2-7]+=*", stored):
+            sealed += await User.filter(id=user_id, totp_secret_sealed=stored).update(
+                totp_secret_sealed=seal(stored, secret_key)
+            )
+    return sealed
+
+
+def _secret_of(user: User, secret_key: str) -> str:
+    assert user.totp_secret_sealed is not None
+    try:
+        return unseal(user.totp_secret_sealed, secret_key)
+    except SealBroken:
+        raise Conflict(
+            "The hub cannot read this account's two-factor secret: its secret key changed "
+            "since two-factor sign-in was set up.",
+            code="totp_secret_unreadable",
+            hint="Sign in with one of your recovery codes, then turn two-factor sign-in off "
+            "and on again in Settings.",
+        ) from None
+
+
+async def _accept(user: User, code: str, secret_key: str) -> bool:
+    if not user.totp_secret_sealed:
         return False
     digits = code.replace(" ", "").strip()
-    if digits.isdigit():
-        step = _matching_step(user.totp_secret, digits, after=user.totp_last_step)
+    # Six digits are a code; anything else may be a recovery code (one typed without its
+    # hyphen can be all digits, but never six).
+    if digits.isdigit() and len(digits) == 6:
+        step = _matching_step(_secret_of(user, secret_key), digits, after=user.totp_last_step)
         if step is None:
             return False
         # Only the request that moves the step on wins: the same code twice at once is one use.

@@ -65,9 +65,10 @@ class User(Model):
     is_admin = fields.BooleanField(default=False, db_default=False)
     # Set: the person can no longer sign in, and their sessions and API tokens open nothing.
     disabled_at = fields.DatetimeField(null=True)
-    # Two-factor sign-in (hub.core.people.two_factor): the TOTP secret once confirmed, and
-    # the last time step a code was accepted for, so a code is good once.
-    totp_secret = fields.CharField(max_length=64, null=True)
+    # Two-factor sign-in (hub.core.people.two_factor): the TOTP secret once confirmed,
+    # sealed with the hub's key (hub.core.people.sealing), and the last time step a code was
+    # accepted for, so a code is good once.
+    totp_secret_sealed = fields.CharField(max_length=255, null=True)
     totp_last_step = fields.BigIntField(default=0, db_default=0)
     created_at = fields.DatetimeField(auto_now_add=True)
 

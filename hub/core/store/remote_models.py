@@ -7,7 +7,7 @@ restart. Replaying the log never touches them.
 * ``RemoteAgent``: one per remote agent a person added (or configuration pinned) in a
   workspace, beside its ``Agent`` row (same id). ``card`` is the card as shown, already
   reduced to inert, length-capped text; ``secret_sealed`` is the API key or bearer token,
-  encrypted with the hub's secret (``hub.core.agents.sealing``), never in the log nor shown again.
+  encrypted with the hub's secret (``hub.core.people.sealing``), never in the log nor shown again.
 * ``RemoteCall``: the call ledger. One row per hub task sent to a remote agent (its primary
   key is the task id, so of two hub processes only one claims a task): the remote task and
   context ids, the last remote state, and the times a person looks for when a remote is down.

@@ -24,10 +24,12 @@ from hub.web.api import (
     interactions,
     members,
     notification_preferences,
+    password_reset,
     policy_rules,
     push_subscriptions,
     remote_agents,
     tasks,
+    two_factor,
     workspaces,
 )
 from hub.web.api.base import refuse_stray_parameters
@@ -35,6 +37,8 @@ from hub.web.api.openapi import HubOpenAPIProvider
 
 BLUEPRINTS = (
     auth.blueprint,
+    password_reset.blueprint,
+    two_factor.blueprint,
     workspaces.blueprint,
     agents.blueprint,
     conversations.blueprint,

@@ -213,6 +213,28 @@ class PasswordChanged(ApiModel):
     sessions_ended: int
 
 
+class ResetRequested(ApiModel):
+    link_valid_for_s: int
+
+
+class PasswordReset(ApiModel):
+    sessions_ended: int
+
+
+class TwoFactorStatus(ApiModel):
+    enabled: bool
+    recovery_codes_left: int
+
+
+class TwoFactorSetup(ApiModel):
+    secret: str
+    otpauth_uri: str
+
+
+class RecoveryCodes(ApiModel):
+    recovery_codes: list[str]
+
+
 class SignedIn(ApiModel):
     user_id: str
     display_name: str

@@ -73,7 +73,7 @@ async def check_second_factor(user: User, code: str, *, via: str) -> None:
     """The code after the password, on the API and the pages alike: a wrong one is a failed
     sign-in in the account's audit trail, as a wrong password is."""
     try:
-        await check_code(user, code)
+        await check_code(user, code, secret_key=settings_of(current_app).secret_key)
     except Unauthorized:
         await record_failed_sign_in(user.email, address=client_address(), via=via)
         raise

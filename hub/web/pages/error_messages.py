@@ -135,6 +135,10 @@ MESSAGES: dict[str, tuple[str, str | None]] = {
         N_("Too many reset requests; try again in %(retryAfterS)s seconds."),
         N_("Check your mailbox (and its spam folder) for the mails already sent."),
     ),
+    "reset_link_rate_limited": (
+        N_("Too many reset links that do not work; try again in %(retryAfterS)s seconds."),
+        N_("Open the link from the newest mail, or ask for a new one."),
+    ),
     "bad_totp_code": (
         N_("That code is not right, or was used already."),
         N_("Type the 6 digits your authenticator app shows now, or one of your recovery codes."),
@@ -146,6 +150,24 @@ MESSAGES: dict[str, tuple[str, str | None]] = {
     "totp_already_on": (
         N_("Two-factor sign-in is on already."),
         N_("Turn it off first to use another authenticator."),
+    ),
+    "totp_secret_unreadable": (
+        N_(
+            "The hub cannot read this account's two-factor secret: its secret key changed "
+            "since two-factor sign-in was set up."
+        ),
+        N_(
+            "Sign in with one of your recovery codes, then turn two-factor sign-in off and "
+            "on again in Settings."
+        ),
+    ),
+    "invalid_totp_secret": (
+        N_("That is not a two-factor secret this hub made."),
+        N_("Start the setup again and use the secret it gives."),
+    ),
+    "totp_off_needs_proof": (
+        N_("Turning two-factor sign-in off needs your password or a code."),
+        N_("Type a code from your authenticator app, or one of your recovery codes."),
     ),
     "totp_rate_limited": (
         N_("Too many wrong codes; try again in %(retryAfterS)s seconds."),

@@ -8,22 +8,19 @@ out everywhere; they then sign in with it.
 
 from __future__ import annotations
 
-import logging
 from typing import Any
 
 from quart import Blueprint, current_app, render_template, request
 
-from hub.channels.email import EmailChannel
-from hub.channels.runtime import runtime_of
 from hub.core.errors import HubError, InvalidInput
-from hub.core.people.password_reset import ResetMail, open_reset, reset_password, reset_request
+from hub.core.people.password_reset import open_reset, reset_password, reset_request
 from hub.host.client_address import client_address
 from hub.host.settings import settings_of
+from hub.web.api.password_reset import mail_reset_link
 from hub.web.pages.error_messages import for_person
 from hub.web.pages.i18n import gettext as _
 
 blueprint = Blueprint("password_reset", __name__)
-logger = logging.getLogger(__name__)
 
 
 @blueprint.route("/password/forgot", methods=["GET", "POST"])
@@ -43,7 +40,7 @@ async def forgot() -> Any:
         )
         return html, error.status
     if mail is not None:
-        current_app.add_background_task(_send, mail)
+        current_app.add_background_task(mail_reset_link, mail)
     return await render_template("pages/password_forgot.html", email=email, sent=True)
 
 
@@ -79,14 +76,3 @@ async def reset(token: str) -> Any:
         notice=_("Your password is set, and you are signed out everywhere. Sign in with it."),
     )
     return html
-
-
-async def _send(mail: ResetMail) -> None:
-    channel = runtime_of(current_app).channels.get("email")
-    if not isinstance(channel, EmailChannel):
-        logger.warning("password reset for %s not sent: the email channel is off", mail.user_id)
-        return
-    try:
-        await channel.send_password_reset(mail)
-    except Exception:  # the person was already answered; the log is all that is left
-        logger.exception("password reset mail for %s failed", mail.user_id)

@@ -10,10 +10,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from quart import Blueprint, flash, redirect, request, session, url_for
+from quart import Blueprint, current_app, flash, redirect, request, session, url_for
 
 from hub.core.errors import HubError
 from hub.core.people.two_factor import confirm, new_secret, turn_off
+from hub.host.settings import settings_of
 from hub.web.pages.error_messages import for_person
 from hub.web.pages.i18n import gettext as _
 from hub.web.pages.session import current_user, login_required
@@ -43,7 +44,12 @@ async def confirm_setup(workspace_id: str) -> Any:
     if not isinstance(pending, dict) or pending.get("user") != user.id:
         return redirect(url_for("pages.settings.show", workspace_id=workspace_id))
     try:
-        codes = await confirm(user, str(pending["secret"]), (await request.form).get("code", ""))
+        codes = await confirm(
+            user,
+            str(pending["secret"]),
+            (await request.form).get("code", ""),
+            secret_key=settings_of(current_app).secret_key,
+        )
     except HubError as error:
         section = await two_factor_section(user, error=for_person(error))
         return await render_settings(workspace_id, status=error.status, two_factor=section)
@@ -59,7 +65,11 @@ async def off(workspace_id: str) -> Any:
     assert user is not None
     await frame_for(user, workspace_id)
     try:
-        await turn_off(user, (await request.form).get("code", ""))
+        await turn_off(
+            user,
+            (await request.form).get("code", ""),
+            secret_key=settings_of(current_app).secret_key,
+        )
     except HubError as error:
         section = await two_factor_section(user, error=for_person(error))
         return await render_settings(workspace_id, status=error.status, two_factor=section)

@@ -5,12 +5,15 @@ from __future__ import annotations
 import importlib
 from pathlib import Path
 
+import pyotp
 import pytest
 from tortoise import Tortoise, connections
 from tortoise.context import TortoiseContext
 
 import hub.core.store.migrations
 from hub.core.log.events import last_sequence
+from hub.core.people.sealing import unseal
+from hub.core.people.two_factor import check_code, seal_plain_secrets
 from hub.core.store.database import migrate, tortoise_config
 from hub.core.store.models import Event, User, Workspace
 from hub.testing import TestDatabases, opened
@@ -91,6 +94,34 @@ async def test_a_hub_older_than_admins_makes_its_oldest_account_the_admin(
         async with opened(url):
             assert (await User.get(id="usr_old")).is_admin
             assert not (await User.get(id="usr_new")).is_admin
+    finally:
+        await test_databases.drop(url)
+
+
+async def test_two_factor_secrets_stored_in_the_clear_are_sealed_and_keep_working(
+    tmp_path: Path, test_databases: TestDatabases
+) -> None:
+    """0018 stored TOTP secrets as they were; after 0019 the hub seals them as it starts
+    (``seal_plain_secrets``, which needs the key a migration lacks), and their codes work."""
+    plain, key = pyotp.random_base32(), "upgrade-secret-key-" + "u" * 32
+    url = await _empty_database(test_databases, tmp_path)
+    try:
+        await migrate(url, target="models.0018_two_factor")
+        async with TortoiseContext():
+            await Tortoise.init(config=tortoise_config(url))
+            await connections.get("default").execute_script(
+                SEED + f"UPDATE user_account SET totp_secret = '{plain}' WHERE id = 'usr_old';"
+            )
+            await Tortoise.close_connections()
+        await migrate(url)
+        async with opened(url):
+            assert await seal_plain_secrets(key) == 1
+            assert await seal_plain_secrets(key) == 0  # the next start finds none left
+            user = await User.get(id="usr_old")
+            assert user.totp_secret_sealed is not None and plain not in user.totp_secret_sealed
+            assert unseal(user.totp_secret_sealed, key) == plain
+            await check_code(user, pyotp.TOTP(plain).now(), secret_key=key)
+            assert user.totp_last_step > 0
     finally:
         await test_databases.drop(url)
 

@@ -144,7 +144,7 @@ async def test_a_key_is_sent_as_the_card_asks_sealed_at_rest_and_never_shown(
     stored = json.dumps([remotes, events, row.card, [e.payload for e in await Event.all()]])
     assert key not in stored
     assert row.secret_sealed and key not in row.secret_sealed
-    from hub.core.agents.sealing import unseal
+    from hub.core.people.sealing import unseal
 
     assert unseal(row.secret_sealed, SECRET) == key
 

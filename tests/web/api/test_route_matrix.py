@@ -47,6 +47,10 @@ PUBLIC = {
     "/api/v1/auth/login",
     "/api/v1/auth/register",
     "/api/v1/auth/logout",  # ending no session is a no-op
+    # Forgot your password? for API clients: the same as the pages' (tests/web/api/
+    # test_password_reset.py), answering alike for every address.
+    "/api/v1/auth/password-reset",
+    "/api/v1/auth/password-reset/complete",
     "/static/<path:filename>",
     "/lap/v0.1",
     "/a/<token>",
@@ -65,6 +69,10 @@ PUBLIC = {
 CALLER_SCOPED = {
     "/api/v1/me",
     "/api/v1/me/password",
+    "/api/v1/me/two-factor",
+    "/api/v1/me/two-factor/setup",
+    "/api/v1/me/two-factor/confirm",
+    "/api/v1/me/two-factor/disable",
     "/api/v1/workspaces",
     "/api/v1/auth/tokens",
     "/api/v1/me/channels",

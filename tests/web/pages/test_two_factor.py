@@ -9,8 +9,10 @@ import time
 import pyotp
 from quart import Quart
 
+from hub.core.people.sealing import unseal
 from hub.core.people.two_factor import CODE_FAILURES
 from hub.core.store.models import User
+from hub.host.settings import settings_of
 from tests.web.pages.conftest import PASSWORD, Browser
 
 
@@ -34,7 +36,7 @@ async def test_set_up_sign_in_with_a_code_and_turn_off(app: Quart, browser) -> N
         ada.w("/settings/two-factor/confirm"), {"code": "000000"}, token_from=settings
     )
     assert wrong.status_code == 401 and "bad_totp_code" in await wrong.get_data(as_text=True)
-    assert (await User.get(id=ada.user_id)).totp_secret is None
+    assert (await User.get(id=ada.user_id)).totp_secret_sealed is None
     confirmed = await ada.post(
         ada.w("/settings/two-factor/confirm"), {"code": authenticator.now()}, token_from=settings
     )
@@ -44,6 +46,10 @@ async def test_set_up_sign_in_with_a_code_and_turn_off(app: Quart, browser) -> N
     assert len(codes) == 10
     _status, html = await ada.page(settings)
     assert 'data-two-factor="on"' in html and codes[0] not in html  # shown once
+    # The database holds the secret sealed with the hub's key, never as the app was shown it.
+    stored = (await User.get(id=ada.user_id)).totp_secret_sealed
+    assert stored is not None and authenticator.secret not in stored
+    assert unseal(stored, settings_of(app).secret_key) == authenticator.secret
 
     phone = Browser(app.test_client())
     asked = await phone.post("/login", {"email": email, "password": PASSWORD})
@@ -62,7 +68,7 @@ async def test_set_up_sign_in_with_a_code_and_turn_off(app: Quart, browser) -> N
 
     off = await ada.post(ada.w("/settings/two-factor/off"), {"code": codes[1]}, token_from=settings)
     assert off.status_code == 302
-    assert (await User.get(id=ada.user_id)).totp_secret is None
+    assert (await User.get(id=ada.user_id)).totp_secret_sealed is None
     again = Browser(app.test_client())
     assert (await again.post("/login", {"email": email, "password": PASSWORD})).status_code == 302
     CODE_FAILURES.reset()

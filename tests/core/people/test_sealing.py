@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from hub.core.agents.sealing import SealBroken, seal, unseal
+from hub.core.people.sealing import SealBroken, seal, unseal
 
 KEY = "k" * 40
 

@@ -1,14 +1,17 @@
-"""Secrets the hub must use again later (a remote agent's API key), sealed with its secret.
+"""Secrets the hub must use again later, sealed with its secret: a remote agent's API key,
+a person's two-factor (TOTP) secret.
 
 Hashes serve for what the hub only has to recognise (agent credentials, tokens); a remote
-agent's key must be sent again on every call, so it is encrypted instead. Fernet
+agent's key must be sent again on every call, and a TOTP secret makes each code the hub
+checks, so they are encrypted instead: a copy of the database (a backup kept without the
+secret key, a stolen disk) gives neither away. Fernet
 (``cryptography``) is authenticated encryption with a versioned token format that the
 ``cryptography`` maintainers keep; a hand-rolled AES construction would be one more thing to
 get wrong. Its key is derived from ``secret_key`` with HKDF under a purpose label, so the
 same secret never serves both as a signing key and as an encryption key.
 
-Changing ``secret_key`` makes sealed values unreadable: ``unseal`` raises ``SealBroken`` and
-the owner enters the key again.
+Changing ``secret_key`` makes sealed values unreadable: ``unseal`` raises ``SealBroken``, and
+the owner enters the secret again (each use says how).
 """
 
 from __future__ import annotations
@@ -26,7 +29,7 @@ _PURPOSE = b"lineup-hub sealed secrets v1"
 
 class SealBroken(Conflict):
     code = "sealed_secret_unreadable"
-    hint = "The hub's secret key changed since this key was stored: enter the key again."
+    hint = "The hub's secret key changed since this secret was stored: enter it again."
 
 
 def _fernet(secret_key: str) -> Fernet:
