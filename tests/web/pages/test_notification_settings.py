@@ -4,9 +4,9 @@ hub did not set up shown as such (never ticked), "only high-risk cards" and quie
 from __future__ import annotations
 
 import re
-from datetime import UTC, datetime, timedelta
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from quart import Quart
