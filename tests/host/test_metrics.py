@@ -119,7 +119,7 @@ async def test_metrics_need_the_bearer_token_when_one_is_set(hub: LiveHub) -> No
 @pytest.mark.same_on_every_database
 async def test_json_log_lines_carry_the_request_id_the_response_echoes(hub: LiveHub) -> None:
     mine = await hub.http.get(
-        f"/api/v1/workspaces/{hub.workspace_id}/tasks?token=kept-out-of-the-log",
+        f"/api/v1/workspaces/{hub.workspace_id}/tasks?conversationId=kept-out-of-the-log",
         headers={"X-Request-Id": "trace-from-the-proxy-1"},
     )
     assert mine.headers["X-Request-Id"] == "trace-from-the-proxy-1"

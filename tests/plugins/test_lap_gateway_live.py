@@ -169,7 +169,7 @@ async def test_streamed_text_is_shown_live_and_stored_whole_at_the_end(
         actor="user:usr_owner",
     )
     pieces = ["Scanning ", "the repo", "… done."]
-    with DEFAULT_BUS.subscribe(workspace.id, accepts=lambda e: e.sequence == 0) as live:
+    with DEFAULT_BUS.subscribe(workspace.id, accepts=lambda e: e.type == "message.delta") as live:
         async with connected(app, credential) as raw:
             for piece in pieces:
                 ack = await raw.call(
