@@ -247,7 +247,8 @@ class AgentSession:
     async def _identify(
         self, envelope: Envelope, hello: AgentHello
     ) -> tuple[Agent, str | None] | HubError:
-        """Who this is (pairing first if needed), and note it alive; or why not.
+        """Who this is (pairing first if needed), or why not. It comes online as it takes
+        its connection (``announce_connection``).
 
         Runs to its end (``_finish``). Returns the error instead of raising it, so a
         socket gone meanwhile leaves no exception unretrieved.
@@ -257,7 +258,6 @@ class AgentSession:
             if agent is None:
                 agent, credential = await self._pair(hello)
             check_workspace(agent, envelope)
-            await record_heartbeat(agent)
         except HubError as error:
             return error
         return agent, credential
@@ -378,7 +378,6 @@ class AgentSession:
             workspace, hello.epoch, hello.last_sequence or 0, client=f"agent {agent.id}"
         )
         workspace = position.workspace
-        current = await Agent.get(id=agent.id)
         log_end = int(workspace.last_sequence)
         welcome = AgentWelcome(
             agent_id=agent.id,
@@ -386,7 +385,7 @@ class AgentSession:
             heartbeat_interval_s=self.gateway.settings.heartbeat_interval_s,
             epoch=workspace.epoch,
             last_sequence=log_end,
-            status=public_status(current),
+            status=public_status(agent),  # online since announce_connection
         )
         await self.send(hub_frame("agent.welcome", welcome.wire(), **self._ws()))
         if position.resync is None:

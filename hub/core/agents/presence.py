@@ -46,6 +46,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from tortoise.expressions import Subquery
+from tortoise.queryset import QuerySet
 
 from hub.core.agents.lifecycle import credential_revoked
 from hub.core.errors import Conflict, HubError
@@ -121,8 +122,12 @@ async def record_heartbeat(agent: Agent) -> bool:
     return True
 
 
+def _open_work(agent_id: str) -> QuerySet[Task]:
+    return Task.filter(target_agent_id=agent_id, status__in=_OPEN_WORK)
+
+
 async def _has_open_work(agent_id: str) -> bool:
-    return await Task.filter(target_agent_id=agent_id, status__in=_OPEN_WORK).exists()
+    return await _open_work(agent_id).exists()
 
 
 def _show(agent: Agent, type: str, payload: dict[str, Any]) -> None:
@@ -159,9 +164,21 @@ async def announce_connection(agent: Agent, session_id: str) -> int:
     one does, ``agent.connected`` is logged and its sequence returned: the older socket
     reads it among its downlink events and closes, and the log's order decides, so of
     two sockets opened at once in two processes exactly one stays. Raises
-    ``Unauthorized`` (``credential_revoked``) for a revoked agent.
+    ``Unauthorized`` (``credential_revoked``) for a revoked agent. Leaves the agent online,
+    on its row and on ``agent``.
     """
     position = await last_sequence(agent.workspace_id)
+    # The common return, and all of a fleet's after a network blip: an idle agent that no
+    # socket holds. Taking its connection and bringing it online is then one update.
+    came = (
+        await Agent.filter(id=agent.id, session_id=None, status__in=_MAY_COME_ONLINE)
+        .exclude(id__in=Subquery(_open_work(agent.id).values("target_agent_id")))
+        .update(session_id=session_id, status=AgentStatus.ONLINE, last_heartbeat_at=utcnow())
+    )
+    if came:
+        _show(agent, "agent.online", {"agentId": agent.id, "name": agent.name})
+        agent.status = AgentStatus.ONLINE
+        return position
     claimed = (
         await Agent.filter(id=agent.id, session_id=None)
         .exclude(status=AgentStatus.REVOKED)
@@ -169,6 +186,7 @@ async def announce_connection(agent: Agent, session_id: str) -> int:
     )
     if claimed:
         await record_heartbeat(agent)
+        agent.status = AgentStatus.ONLINE
         return position
     result = await append_event(
         agent.workspace_id,
@@ -179,6 +197,7 @@ async def announce_connection(agent: Agent, session_id: str) -> int:
     # The socket this one replaces may have closed between this one's hello and its
     # announcement, and marked the agent offline then; the agent is here, so it is online.
     await record_heartbeat(agent)
+    agent.status = AgentStatus.ONLINE
     return result.sequence
 
 
