@@ -17,6 +17,9 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
+from tortoise.expressions import Q
+from tortoise.functions import Count
+
 from hub.core.agents.lifecycle import (
     credential_revoked,
     pairing_code_expired,
@@ -195,6 +198,21 @@ def public_status(agent: Agent) -> str:
     if agent.confirmed_at is None:
         return "pending"
     return "online" if agent.status == AgentStatus.ONLINE else "offline"
+
+
+async def presence_counts(workspace_id: str) -> tuple[int, int]:
+    """How many of the workspace's agents are online, and how many it has (revoked ones
+    aside), by ``public_status``: what every page's frame shows, counted by the database
+    rather than read agent by agent."""
+    connected = Q(status=AgentStatus.ONLINE, confirmed_at__isnull=False)
+    row = await (
+        Agent.filter(workspace_id=workspace_id)
+        .exclude(status=AgentStatus.REVOKED)
+        .annotate(online=Count("id", _filter=connected), total=Count("id"))
+        .first()
+        .values("online", "total")
+    )
+    return (int(row["online"] or 0), int(row["total"] or 0)) if row else (0, 0)
 
 
 def agent_view(agent: Agent) -> dict[str, Any]:

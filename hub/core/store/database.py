@@ -31,6 +31,7 @@ from tortoise.migrations.api import migrate as run_migrations
 from tortoise.migrations.recorder import MigrationRecorder
 
 from hub.core.store.sqlite_reader import READER, ReadsBesideTheWriter, reader_url
+from hub.core.store.statistics import gather_statistics
 
 logger = logging.getLogger(__name__)
 
@@ -185,12 +186,15 @@ async def open_database(database_url: str, *, apply_migrations: bool = True) -> 
     if apply_migrations:
         await migrate(database_url)
     config = tortoise_config(database_url, durable_commits=await _commits_may_be_lost(database_url))
-    if sqlite_path(database_url) is not None:  # reads beside the writer (sqlite_reader)
+    on_sqlite = sqlite_path(database_url) is not None
+    if on_sqlite:  # reads beside the writer (sqlite_reader)
         config["connections"][READER] = reader_url(normalise_url(database_url))
         config["routers"] = [ReadsBesideTheWriter]
     # The global fallback lets request tasks, started outside the context that ran init,
     # see the connections (Quart runs before_serving in another task).
     await Tortoise.init(config=config, _enable_global_fallback=True)
+    if on_sqlite:
+        await gather_statistics()
 
 
 async def _commits_may_be_lost(database_url: str) -> bool:

@@ -199,6 +199,8 @@ class Agent(Model):
 
     class Meta:
         table = "agent"
+        # The agent list, on the pages that show it, in the order it is paired.
+        indexes = (("workspace_id", "created_at", "id"),)
 
 
 class PairingCode(Model):
@@ -255,7 +257,11 @@ class Event(Model):
     class Meta:
         table = "event"
         unique_together = (("workspace", "sequence"), ("workspace", "actor", "id"))
-        indexes = (("workspace_id", "recipient_agent_id", "sequence"),)
+        # Replay to an agent reads by recipient; a task's page reads its timeline by task.
+        indexes = (
+            ("workspace_id", "recipient_agent_id", "sequence"),
+            ("workspace_id", "task_id", "sequence"),
+        )
 
 
 # --- projections of the event log ------------------------------------------------------
@@ -275,6 +281,8 @@ class Conversation(Model):
 
     class Meta:
         table = "conversation"
+        # The conversation list: the most recently active first, read in the index's order.
+        indexes = (("workspace_id", "updated_at", "id"),)
 
 
 class Message(Model):
@@ -296,6 +304,11 @@ class Message(Model):
 
     class Meta:
         table = "message"
+        # A conversation's thread, a page at a time in its order; a task's messages.
+        indexes = (
+            ("workspace_id", "conversation_id", "created_at", "id"),
+            ("workspace_id", "task_id", "created_at"),
+        )
 
 
 class Task(Model):
@@ -327,8 +340,16 @@ class Task(Model):
 
     class Meta:
         table = "task"
-        # The task lists and the inbox filter a workspace's tasks by status.
-        indexes = (("workspace_id", "status"),)
+        # Every list of tasks is a workspace's, and one workspace can hold tens of thousands:
+        # the task list reads newest first in the index's order; the inbox reads a status's
+        # tasks of the last days; a task's page reads its children, a conversation's its
+        # tasks. (An index sorted like the list hands over a page of it, not all of it.)
+        indexes = (
+            ("workspace_id", "created_at", "id"),
+            ("workspace_id", "status", "updated_at"),
+            ("workspace_id", "parent_id", "created_at", "id"),
+            ("workspace_id", "conversation_id", "created_at", "id"),
+        )
 
 
 class Interaction(Model):
@@ -374,8 +395,14 @@ class Interaction(Model):
 
     class Meta:
         table = "interaction"
-        # "Waiting for me" reads a workspace's pending cards; the policy clock reads due ones.
-        indexes = (("workspace_id", "status"), ("status", "policy_due_at"))
+        # "Waiting for me" reads a workspace's pending cards, oldest first; the policy clock
+        # reads due ones; a task's page and a conversation's read their own cards.
+        indexes = (
+            ("workspace_id", "status", "created_at"),
+            ("status", "policy_due_at"),
+            ("workspace_id", "task_id", "created_at"),
+            ("workspace_id", "conversation_id", "created_at"),
+        )
 
 
 class Artifact(Model):
@@ -397,6 +424,8 @@ class Artifact(Model):
 
     class Meta:
         table = "artifact"
+        # A task's page lists its artifacts.
+        indexes = (("workspace_id", "task_id", "created_at"),)
 
 
 PROJECTION_MODELS: tuple[type[Model], ...] = (Artifact, Interaction, Message, Task, Conversation)

@@ -16,10 +16,12 @@ and to one risk (the cards: tasks carry no risk of their own).
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
 from tortoise.expressions import Q
+from tortoise.queryset import QuerySet
 
 from hub.core.store.models import Agent, AgentStatus, Interaction, InteractionStatus, Task
 from hub.core.store.paging import BadCursor, Order, Page, after, cut, decode, page
@@ -62,39 +64,7 @@ async def inbox(
             hint="Send section= with the cursor taken from nextCursors under that name.",
         )
     now = now or utcnow()
-    since = now - window
-    of_agent = {"agent_id": agent_id} if agent_id else {}
-    of_target = {"target_agent_id": agent_id} if agent_id else {}
-
-    open_cards = Interaction.filter(
-        Q(expires_at=None) | Q(expires_at__gt=now),
-        workspace_id=workspace_id,
-        status=InteractionStatus.PENDING,
-        **of_agent,
-    )
-    failed = Task.filter(
-        workspace_id=workspace_id,
-        status=TaskStatus.FAILED.value,
-        updated_at__gte=since,
-        **of_target,
-    )
-    offline_ids = await Agent.filter(
-        workspace_id=workspace_id,
-        status=AgentStatus.OFFLINE,
-        **({"id": agent_id} if agent_id else {}),
-    ).values_list("id", flat=True)
-    connection_lost = Task.filter(
-        workspace_id=workspace_id,
-        status=TaskStatus.RUNNING.value,
-        target_agent_id__in=[str(i) for i in offline_ids],
-    )
-    done = Task.filter(
-        workspace_id=workspace_id,
-        parent_id=None,
-        status__in=[TaskStatus.SUCCEEDED.value, TaskStatus.CANCELLED.value],
-        updated_at__gte=since,
-        **of_target,
-    )
+    sections = await _sections(workspace_id, now - window, now, agent_id)
     wanted = SECTIONS if section is None else (section,)
     start = {name: cursor if name == section else None for name in SECTIONS}
 
@@ -103,11 +73,15 @@ async def inbox(
     if "waitingForMe" in wanted:
         order = _ORDERS["waitingForMe"]
         if risk is None:
-            cards = await page(open_cards, order, limit=limit, cursor=start["waitingForMe"])
+            cards = await page(
+                sections.open_cards, order, limit=limit, cursor=start["waitingForMe"]
+            )
         else:
             # The risk is the agent's, inside the card it sent; a workspace's open cards are
             # a to-do list, few enough to read whole.
-            every = [c for c in await open_cards.order_by(*order.by()) if _risk_of(c) == risk]
+            every = [
+                c for c in await sections.open_cards.order_by(*order.by()) if _risk_of(c) == risk
+            ]
             cards_count = len(every)
             if start["waitingForMe"]:
                 at, last_id = decode(order, start["waitingForMe"] or "")
@@ -120,10 +94,12 @@ async def inbox(
             after(order, start["needsAttention"] or "") if start["needsAttention"] else Q()
         )
         merged = [
-            *await failed.filter(since_cursor).order_by(*order.by()).limit(limit + 1),
+            *await sections.failed.filter(since_cursor).order_by(*order.by()).limit(limit + 1),
             *(
-                await connection_lost.filter(since_cursor).order_by(*order.by()).limit(limit + 1)
-                if offline_ids
+                await sections.connection_lost.filter(since_cursor)
+                .order_by(*order.by())
+                .limit(limit + 1)
+                if sections.offline_ids
                 else []
             ),
         ]
@@ -132,7 +108,7 @@ async def inbox(
     finished: Page[Task] = Page([], None)
     if "recentlyDone" in wanted:
         finished = await page(
-            done, _ORDERS["recentlyDone"], limit=limit, cursor=start["recentlyDone"]
+            sections.done, _ORDERS["recentlyDone"], limit=limit, cursor=start["recentlyDone"]
         )
 
     related = await _tasks_by_id(workspace_id, [c.task_id for c in cards.items if c.task_id])
@@ -143,8 +119,6 @@ async def inbox(
             *(t.target_agent_id for t in [*attention.items, *finished.items]),
         ],
     )
-    failed_count = await failed.count()
-    lost_count = await connection_lost.count() if offline_ids else 0
     items = {
         "waitingForMe": [
             {
@@ -184,11 +158,7 @@ async def inbox(
         "recentlyDone": finished.next_cursor,
     }
     answer: dict[str, Any] = {
-        "counts": {
-            "waitingForMe": await open_cards.count() if cards_count is None else cards_count,
-            "needsAttention": failed_count + lost_count,
-            "recentlyDone": await done.count(),
-        },
+        "counts": await sections.counts(waiting=cards_count),
         **{name: items[name] for name in wanted},
     }
     if section is None:
@@ -196,6 +166,74 @@ async def inbox(
     else:
         answer["nextCursor"] = cursors[section]
     return answer
+
+
+async def inbox_counts(
+    workspace_id: str, *, window: timedelta = RECENT_WINDOW, now: datetime | None = None
+) -> dict[str, int]:
+    """The inbox's counts alone, as every page's frame shows them: a few counts, none of the
+    sections' rows."""
+    now = now or utcnow()
+    return await (await _sections(workspace_id, now - window, now, None)).counts()
+
+
+@dataclass(frozen=True)
+class _Sections:
+    """The rows of each section, as queries not yet run."""
+
+    open_cards: QuerySet[Interaction]
+    failed: QuerySet[Task]
+    connection_lost: QuerySet[Task]
+    done: QuerySet[Task]
+    offline_ids: list[str]
+
+    async def counts(self, *, waiting: int | None = None) -> dict[str, int]:
+        """``waiting``: the open cards counted already (narrowed to a risk, they are)."""
+        lost = await self.connection_lost.count() if self.offline_ids else 0
+        return {
+            "waitingForMe": await self.open_cards.count() if waiting is None else waiting,
+            "needsAttention": await self.failed.count() + lost,
+            "recentlyDone": await self.done.count(),
+        }
+
+
+async def _sections(
+    workspace_id: str, since: datetime, now: datetime, agent_id: str | None
+) -> _Sections:
+    of_agent = {"agent_id": agent_id} if agent_id else {}
+    of_target = {"target_agent_id": agent_id} if agent_id else {}
+    offline_ids = await Agent.filter(
+        workspace_id=workspace_id,
+        status=AgentStatus.OFFLINE,
+        **({"id": agent_id} if agent_id else {}),
+    ).values_list("id", flat=True)
+    return _Sections(
+        open_cards=Interaction.filter(
+            Q(expires_at=None) | Q(expires_at__gt=now),
+            workspace_id=workspace_id,
+            status=InteractionStatus.PENDING,
+            **of_agent,
+        ),
+        failed=Task.filter(
+            workspace_id=workspace_id,
+            status=TaskStatus.FAILED.value,
+            updated_at__gte=since,
+            **of_target,
+        ),
+        connection_lost=Task.filter(
+            workspace_id=workspace_id,
+            status=TaskStatus.RUNNING.value,
+            target_agent_id__in=[str(i) for i in offline_ids],
+        ),
+        done=Task.filter(
+            workspace_id=workspace_id,
+            parent_id=None,
+            status__in=[TaskStatus.SUCCEEDED.value, TaskStatus.CANCELLED.value],
+            updated_at__gte=since,
+            **of_target,
+        ),
+        offline_ids=[str(i) for i in offline_ids],
+    )
 
 
 def _risk_of(card: Interaction) -> Risk | None:

@@ -39,10 +39,13 @@ async def task_tree(
     listed = list(tasks)
     known = {t.id: t for t in listed}
     if known:
+        # In the order of the (workspace, parent, created) index, each parent's children
+        # oldest first: ordered by creation alone, the planner walks the workspace's tasks
+        # in that order looking for these few. They are sorted for the tree below.
         children = await (
             Task.filter(workspace_id=workspace_id, parent_id__in=list(known))
             .exclude(id__in=list(known))
-            .order_by("created_at", "id")
+            .order_by("parent_id", "created_at", "id")
             .limit(CHILDREN_LIMIT)
         )
         known.update((c.id, c) for c in children)

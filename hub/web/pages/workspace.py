@@ -11,14 +11,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from hub.core.agents.registry import list_agents, public_status
+from hub.core.agents.registry import presence_counts
 from hub.core.approvals.permissions import ANSWERING_ROLES
 from hub.core.errors import Forbidden
 from hub.core.log.events import last_sequence
 from hub.core.notify.preferences import EVENTS, wants
 from hub.core.people.accounts import require_membership, workspaces_of
 from hub.core.store.models import Role, User, Workspace
-from hub.core.work.inbox import inbox
+from hub.core.work.inbox import inbox_counts
 from hub.protocol.interactions import Risk
 
 
@@ -92,14 +92,13 @@ async def frame_for(
     workspace = await Workspace.get(id=membership.workspace_id)
     # The sequence first: live updates start after it, so nothing between is missed.
     sequence = await last_sequence(workspace.id)
-    counts = (inbox_view or await inbox(workspace.id, limit=1))["counts"]
-    agents = [a for a in await list_agents(workspace.id) if public_status(a) != "revoked"]
-    online = sum(1 for a in agents if public_status(a) == "online")
+    counts = inbox_view["counts"] if inbox_view else await inbox_counts(workspace.id)
+    online, total = await presence_counts(workspace.id)
     return Frame(
         workspace=workspace,
         counts=counts,
         agents_online=online,
-        agents_total=len(agents),
+        agents_total=total,
         sequence=sequence,
         notify=await browser_notifications(user.id),
         role=Role(membership.role),

@@ -16,6 +16,8 @@ from hub.core.agents.registry import (
     confirm_agent,
     get_agent,
     list_agents,
+    presence_counts,
+    public_status,
     redeem_pairing_code,
     revoke_agent,
 )
@@ -204,6 +206,26 @@ async def test_agents_are_listed_and_found_only_in_their_workspace(make_user) ->
     with pytest.raises(NotFound):
         await revoke_agent(mine.id, other.id, by="user:usr_x")
     assert (await Agent.get(id=other.id)).status == AgentStatus.PENDING
+
+
+async def test_the_frame_counts_agents_as_their_public_status_says(make_user) -> None:  # type: ignore[no-untyped-def]
+    _, mine = await make_user()
+    _, theirs = await make_user()
+    assert await presence_counts(mine.id) == (0, 0)
+    online, _ = await paired_agent(mine, "online")
+    await confirm_agent(mine.id, online.id, "online", by="user:usr_x")
+    offline, _ = await paired_agent(mine, "offline")
+    await confirm_agent(mine.id, offline.id, "offline", by="user:usr_x")
+    connected_unconfirmed, _ = await paired_agent(mine, "pending")
+    gone, _ = await paired_agent(mine, "gone")
+    await revoke_agent(mine.id, gone.id, by="user:usr_x")
+    await paired_agent(theirs, "theirs")
+    await Agent.filter(id__in=[online.id, connected_unconfirmed.id]).update(
+        status=AgentStatus.ONLINE
+    )
+    statuses = [public_status(a) for a in await list_agents(mine.id)]
+    assert sorted(statuses) == ["offline", "online", "pending", "revoked"]
+    assert await presence_counts(mine.id) == (1, 3)  # online; all but the revoked one
 
 
 async def test_confirming_binds_the_name_once(workspace: Workspace) -> None:

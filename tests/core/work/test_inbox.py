@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import timedelta
 
 from hub.core.store.models import AgentStatus, Workspace
-from hub.core.work.inbox import inbox
+from hub.core.work.inbox import inbox, inbox_counts
 from hub.core.work.interactions import respond_to_interaction
 from hub.core.work.tasks import create_task
 from hub.protocol.clock import utcnow
@@ -66,6 +66,8 @@ async def test_each_section_holds_what_it_should(make_user) -> None:  # type: ig
 
     box = await inbox(workspace.id)
     assert box["counts"] == {"waitingForMe": 2, "needsAttention": 2, "recentlyDone": 1}
+    # What every page's frame shows, counted without reading the sections.
+    assert await inbox_counts(workspace.id) == box["counts"]
     first, second = box["waitingForMe"]
     assert [first["interaction"]["id"], second["interaction"]["id"]] == [first_card, second_card]
     assert first["task"]["id"] == waiting and first["task"]["status"] == "waiting_for_human"
@@ -86,6 +88,8 @@ async def test_old_and_expired_items_leave_the_inbox(workspace: Workspace) -> No
     assert box["counts"]["waitingForMe"] == 0 and box["counts"]["recentlyDone"] == 1
     a_month_later = await inbox(workspace.id, now=utcnow() + timedelta(days=30))
     assert a_month_later["counts"]["recentlyDone"] == 0
+    later = await inbox_counts(workspace.id, now=utcnow() + timedelta(days=30))
+    assert later == a_month_later["counts"]
 
 
 async def test_limits_bound_the_lists_not_the_counts(workspace: Workspace) -> None:
