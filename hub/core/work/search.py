@@ -218,6 +218,7 @@ def hit_view(hit: SearchHit, words: Sequence[str]) -> dict[str, Any]:
 
 __all__ = [
     "MAX_QUERY_LENGTH",
+    "MAX_WORDS",
     "SEARCH_ORDER",
     "BadSearch",
     "SearchHit",
