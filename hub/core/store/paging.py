@@ -32,6 +32,8 @@ from tortoise.queryset import QuerySet
 from hub.core.errors import InvalidInput
 
 Row = TypeVar("Row", bound=Model)
+# What a page holds: rows, or hits of a search (``hub.core.work.search``) that sort like them.
+Item = TypeVar("Item")
 
 _CHECK_BYTES = 6
 
@@ -60,8 +62,8 @@ class Order:
 
 
 @dataclass(frozen=True)
-class Page(Generic[Row]):
-    items: list[Row]
+class Page(Generic[Item]):
+    items: list[Item]
     next_cursor: str | None
 
 
@@ -83,7 +85,7 @@ def _typed(value: Any) -> Any:
     raise ValueError("unexpected value")
 
 
-def encode(order: Order, row: Model) -> str:
+def encode(order: Order, row: object) -> str:
     key = [_plain(getattr(row, field)) for field in (*order.fields, "id")]
     body = json.dumps([order.name, *key], separators=(",", ":")).encode()
     return base64.urlsafe_b64encode(body + _checksum(body)).rstrip(b"=").decode()
@@ -150,7 +152,7 @@ async def page(
     return cut(rows, order, limit)
 
 
-def cut(rows: Sequence[Row], order: Order, limit: int) -> Page[Row]:
+def cut(rows: Sequence[Item], order: Order, limit: int) -> Page[Item]:
     """The first ``limit`` of ``rows`` (already sorted in ``order``, one more fetched than
     shown to learn whether a next page exists) and the cursor after them."""
     shown = list(rows[:limit])

@@ -20,7 +20,7 @@ from __future__ import annotations
 from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
-from tortoise.backends.base.client import TransactionalDBClient
+from tortoise.backends.base.client import BaseDBAsyncClient, TransactionalDBClient
 from tortoise.connection import get_connections
 
 READER = "sqlite_reader"
@@ -47,4 +47,14 @@ class ReadsBesideTheWriter:
         return None
 
 
-__all__ = ["READER", "WRITER", "ReadsBesideTheWriter", "reader_url"]
+def reading_connection() -> BaseDBAsyncClient:
+    """Where a read written in SQL goes, as the router sends the ORM's: the reader outside a
+    transaction when there is one, else the writer (PostgreSQL, or inside a transaction)."""
+    connections = get_connections()
+    writer = connections.get(WRITER)
+    if READER in connections.db_config and not isinstance(writer, TransactionalDBClient):
+        return connections.get(READER)
+    return writer
+
+
+__all__ = ["READER", "WRITER", "ReadsBesideTheWriter", "reader_url", "reading_connection"]

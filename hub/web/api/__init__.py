@@ -28,6 +28,7 @@ from hub.web.api import (
     policy_rules,
     push_subscriptions,
     remote_agents,
+    search,
     tasks,
     two_factor,
     workspaces,
@@ -55,6 +56,7 @@ BLUEPRINTS = (
     coding_agent_rules.blueprint,
     audit.blueprint,
     members.blueprint,
+    search.blueprint,
 )
 
 

@@ -291,3 +291,26 @@ class TaskDetail(TaskAnswer):
     interactions: list[InteractionAnswer]
     artifacts: list[ArtifactAnswer]
     timeline: list[EventAnswer]
+
+
+class SearchResult(ApiModel):
+    """One thing found. ``kind``: ``task``, ``message``, ``card`` or ``agent``; ``title``:
+    a task's or card's title, an agent's name (``null`` for a message); ``text``: the part
+    of its text the search found, cut short; ``url``: its page on the hub. Plain text,
+    written by agents among others: show it escaped."""
+
+    kind: str
+    id: str
+    title: str | None
+    text: str
+    url: str
+    status: str | None = None
+    conversation_id: str | None = None
+    created_at: Time | None = None
+
+
+class SearchResults(ApiModel):
+    """A page, best match first; ``nextCursor`` asks for the next one, ``null`` on the last."""
+
+    items: list[SearchResult]
+    next_cursor: str | None

@@ -20,6 +20,7 @@ from hub.core.notify.push_subscriptions import MAX_DEVICES
 from hub.core.people.passwords import MIN_PASSWORD_LENGTH
 from hub.core.work.conversations import MAX_AGENTS_PER_CONVERSATION, MAX_TITLE_LENGTH
 from hub.core.work.messages import MAX_CONTENT_LENGTH
+from hub.core.work.search import MAX_QUERY_LENGTH, MAX_WORDS
 from hub.core.work.tasks import MAX_DESCRIPTION_LENGTH, MAX_REASON_LENGTH
 from hub.i18n import DEFAULT_LANGUAGE, gettext, language_in_effect
 
@@ -33,6 +34,8 @@ LIMITS: dict[str, Any] = {
     "max_content": MAX_CONTENT_LENGTH,
     "max_description": MAX_DESCRIPTION_LENGTH,
     "max_reason": MAX_REASON_LENGTH,
+    "max_search": MAX_QUERY_LENGTH,
+    "max_search_words": MAX_WORDS,
 }
 
 
@@ -66,6 +69,13 @@ MESSAGES: dict[str, tuple[str, str | None]] = {
     "unknown_parameter": (
         N_("The address asks for something this list does not offer."),
         N_("Open the list from the menu and page it with its own links."),
+    ),
+    "bad_search_query": (
+        N_("There is nothing to search for in that."),
+        N_(
+            "Search for one to %(max_search_words)s words of letters or digits, at most "
+            "%(max_search)s characters: part of a title, a message, an agent's name or an id."
+        ),
     ),
     "unauthorized": (N_("Sign in first."), N_("Sign in again.")),
     "forbidden": (

@@ -14,11 +14,10 @@ from collections.abc import Awaitable, Callable
 from typing import TypeVar
 
 from quart import request
-from tortoise.models import Model
 
 from hub.core.store.paging import BadCursor, Page
 
-Row = TypeVar("Row", bound=Model)
+Row = TypeVar("Row")  # a table's rows, or a search's hits
 
 
 async def page_of(fetch: Callable[[str | None], Awaitable[Page[Row]]]) -> tuple[Page[Row], bool]:

@@ -15,7 +15,8 @@ from hub.core.log.events import last_sequence
 from hub.core.people.sealing import unseal
 from hub.core.people.two_factor import check_code, seal_plain_secrets
 from hub.core.store.database import migrate, tortoise_config
-from hub.core.store.models import Event, User, Workspace
+from hub.core.store.models import Agent, Event, Task, User, Workspace
+from hub.core.work.search import search
 from hub.testing import TestDatabases, opened
 
 MIGRATIONS = sorted(
@@ -122,6 +123,58 @@ async def test_two_factor_secrets_stored_in_the_clear_are_sealed_and_keep_workin
             assert unseal(user.totp_secret_sealed, key) == plain
             await check_code(user, pyotp.TOTP(plain).now(), secret_key=key)
             assert user.totp_last_step > 0
+    finally:
+        await test_databases.drop(url)
+
+
+# Work as 0019 stores it, for the search index 0020 builds over what is already there.
+WORK_SEED = """
+INSERT INTO agent (id, workspace_id, name, runtime, version, capabilities, status, created_at)
+  VALUES ('agt_old', 'ws_old', 'Lighthouse keeper', 'claude', '1', '[]', 'online',
+          '2026-01-01 00:00:00+00:00');
+INSERT INTO conversation (id, workspace_id, title, agent_ids, created_by, created_at, updated_at)
+  VALUES ('conv_old', 'ws_old', 'Old thread', '["agt_old"]', 'user:usr_old',
+          '2026-01-01 00:00:00+00:00', '2026-01-01 00:00:00+00:00');
+INSERT INTO message (id, workspace_id, conversation_id, author, content, attachments, created_at)
+  VALUES ('msg_old', 'ws_old', 'conv_old', 'agent:agt_old', 'The beacon needs new lenses',
+          '[]', '2026-01-01 00:00:00+00:00');
+INSERT INTO task (id, workspace_id, title, description, status, summary, error, created_by,
+                  cancel_reason, created_at, updated_at)
+  VALUES ('task_01OLD', 'ws_old', 'Order lenses', '', 'queued', '', '', 'user:usr_old', '',
+          '2026-01-01 00:00:00+00:00', '2026-01-01 00:00:00+00:00');
+INSERT INTO interaction (id, workspace_id, task_id, type, status, payload, created_at)
+  VALUES ('int_old', 'ws_old', 'task_01OLD', 'approval', 'pending',
+          '{"title": "Buy the lenses?", "description": "Three lenses"}',
+          '2026-01-01 00:00:00+00:00');
+"""
+
+
+async def test_an_upgraded_hub_finds_its_old_work_and_keeps_indexing(
+    tmp_path: Path, test_databases: TestDatabases
+) -> None:
+    url = await _empty_database(test_databases, tmp_path)
+    try:
+        await migrate(url, target="models.0019_sealed_totp_secret")
+        async with TortoiseContext():
+            await Tortoise.init(config=tortoise_config(url))
+            await connections.get("default").execute_script(SEED + WORK_SEED)
+            await Tortoise.close_connections()
+        await migrate(url)
+        async with opened(url):
+            found = await search("ws_old", "lens")
+            assert {(hit.kind, hit.id) for hit in found.items} == {
+                ("message", "msg_old"),
+                ("task", "task_01OLD"),
+                ("card", "int_old"),
+            }
+            assert [hit.id for hit in (await search("ws_old", "keeper")).items] == ["agt_old"]
+            assert [hit.id for hit in (await search("ws_old", "task_01OL")).items] == ["task_01OLD"]
+            # A row written at the head of the schema reaches the index too: a migration
+            # that remade one of these tables on SQLite would have dropped its triggers.
+            await Task.filter(id="task_01OLD").update(title="Order mirrors")
+            assert [hit.id for hit in (await search("ws_old", "mirrors")).items] == ["task_01OLD"]
+            await Agent.filter(id="agt_old").delete()
+            assert (await search("ws_old", "keeper")).items == []
     finally:
         await test_databases.drop(url)
 

@@ -94,8 +94,16 @@ async def test_openapi_describes_the_api(app: Quart) -> None:
         "/api/v1/workspaces/{ws}/interactions/{interaction_id}",
         "/api/v1/workspaces/{ws}/interactions/{interaction_id}/respond",
         "/api/v1/workspaces/{ws}/events",
+        "/api/v1/workspaces/{ws}/search",
     ):
         assert path in paths, path
+    found = paths["/api/v1/workspaces/{ws}/search"]["get"]
+    assert {p["name"] for p in found["parameters"]} == {"ws", "q", "cursor", "limit"}
+    answer = found["responses"]["200"]["content"]["application/json"]["schema"]
+    result = document["components"]["schemas"]["SearchResult"]
+    assert answer["properties"]["items"]["items"]["$ref"].endswith("/SearchResult")
+    assert set(answer["required"]) == {"items", "nextCursor"}
+    assert {"kind", "id", "title", "text", "url"} <= set(result["required"])
     create = paths["/api/v1/workspaces/{ws}/tasks"]["post"]
     schema = create["requestBody"]["content"]["application/json"]["schema"]
     assert set(schema["required"]) == {"title", "targetAgentId"}

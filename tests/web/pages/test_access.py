@@ -20,6 +20,8 @@ PAGES = [
     "/w/{ws}/agents/{agent}",
     "/w/{ws}/interactions/{card}",
     "/w/{ws}/settings",
+    # Searched for a word the hostile world's agent text holds, so its results show it.
+    "/w/{ws}/search?q=alert",
 ]
 
 
