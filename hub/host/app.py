@@ -28,6 +28,7 @@ from hub.core.log.relay import PostgresRelay
 from hub.core.log.watch import LOG_WATCH_PERIOD_S, LogWatch
 from hub.core.people.two_factor import seal_plain_secrets
 from hub.core.store.database import close_database, open_database
+from hub.core.store.statistics import StatisticsKeeper
 from hub.host import (
     access,
     client_address,
@@ -106,6 +107,17 @@ def create_app(settings: Settings | None = None, **overrides: Any) -> Quart:
         yield
         readiness.forget_worker(app, "log watch")
         await watch.stop()
+
+    if not settings.is_postgres:  # PostgreSQL's autovacuum keeps its own
+
+        @app.while_serving
+        async def _keep_planner_statistics() -> AsyncIterator[None]:
+            keeper = StatisticsKeeper()
+            keeper.start()
+            readiness.watch_worker(app, "planner statistics", lambda: keeper.running)
+            yield
+            readiness.forget_worker(app, "planner statistics")
+            await keeper.stop()
 
     @app.while_serving
     async def _run_policy_clock() -> AsyncIterator[None]:

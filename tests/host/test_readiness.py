@@ -12,7 +12,8 @@ from hub.core.store.database import close_database, migrate, open_database, pend
 from hub.host.app import create_app
 from hub.host.readiness import watch_worker
 
-# The workers every hub process runs (the PostgreSQL relay only on PostgreSQL).
+# The workers every hub process runs (the PostgreSQL relay only on PostgreSQL, the keeper of
+# the planner's statistics only on SQLite).
 WORKERS = {"log watch", "policy clock", "presence sweep", "outbox"}
 
 
@@ -34,7 +35,7 @@ async def test_ready_once_serving_and_unready_when_a_worker_ends(
         assert ready.status_code == 200, body
         assert body["status"] == "ok" and body["notReady"] == []
         assert body["checks"]["database"] == "ok" and body["checks"]["migrations"] == "ok"
-        expected = WORKERS | ({"postgres relay"} if is_postgres else set())
+        expected = WORKERS | ({"postgres relay"} if is_postgres else {"planner statistics"})
         assert body["checks"]["workers"] == dict.fromkeys(sorted(expected), "ok")
 
         # A worker whose task ended by itself: the process must stop getting traffic.

@@ -10,8 +10,13 @@ a workspace may hold most of a table and a task few of its rows.
 The reader's connection (``hub.core.store.sqlite_reader``) loads them when it opens, so they
 are gathered first, right after the ORM is set up. ``analysis_limit`` samples each index
 rather than reading it whole, so a large database opens in milliseconds more, not seconds.
-The spread of rows changes slowly: what a restart (an upgrade, at the latest) gathers
-serves until the next.
+
+Statistics gathered on a database that then grows mislead as much as none: a hub started
+empty planned a search by reading every document and asking the text index about each, as
+fits ten rows (0.35 s a search at 3,000 tasks, a minute at 50,000). ``StatisticsKeeper``
+therefore gathers them again once the tables have doubled since the last time (a cheap
+look, each table's highest rowid, once a minute), and has the reader load them: SQLite
+reads statistics only when a connection opens or is told to.
 """
 
 from __future__ import annotations
@@ -20,12 +25,20 @@ import logging
 
 from tortoise import connections
 
-from hub.core.store.sqlite_reader import WRITER
+from hub.core.store.sqlite_reader import READER, WRITER
+from hub.core.workers import Periodic
 
 logger = logging.getLogger(__name__)
 
 # Rows sampled per index: SQLite's documentation suggests a few hundred to a thousand.
 ANALYSIS_LIMIT = 1000
+# Gather again when the tables have grown this much since the last time, and by this many
+# rows at least (a small database plans well with any statistics).
+GROWTH = 2.0
+MIN_NEW_ROWS = 1000
+CHECK_PERIOD_S = 60.0
+# The tables a workspace grows; their highest rowid says how big they are without a count.
+_GROWING = ("event", "task", "message", "interaction", "artifact", "agent", "search_document")
 
 
 async def gather_statistics() -> None:
@@ -40,3 +53,55 @@ async def gather_statistics() -> None:
         )
     except Exception as error:  # whatever SQLite refuses, the hub still opens
         logger.warning("planner statistics not gathered: %s", error)
+
+
+async def database_size() -> int:
+    """About how many rows the growing tables hold: the sum of their highest rowids."""
+    sizes = " + ".join(f"(SELECT coalesce(max(rowid), 0) FROM {table})" for table in _GROWING)
+    _, rows = await connections.get(WRITER).execute_query(f"SELECT {sizes}")
+    return int(rows[0][0])
+
+
+async def reload_statistics() -> None:
+    """Have the reader's connection plan with the statistics gathered last. It reads them
+    as it opens, or on ``ANALYZE sqlite_schema``, which only loads (it writes nothing, but
+    SQLite refuses it on a connection that may not write, so that is lifted for it)."""
+    if READER in connections.db_config:
+        await connections.get(READER).execute_script(
+            "PRAGMA query_only = OFF; ANALYZE sqlite_schema; PRAGMA query_only = ON;"
+        )
+
+
+class StatisticsKeeper:
+    """Gathers SQLite's statistics again as the database outgrows them (module docstring)."""
+
+    def __init__(self, period_s: float = CHECK_PERIOD_S) -> None:
+        self._job = Periodic("planner statistics", period_s, self._look_again)
+        self._gathered_at: int | None = None
+
+    @property
+    def running(self) -> bool:
+        return self._job.running
+
+    def start(self) -> None:
+        self._job.start()
+
+    async def stop(self) -> None:
+        await self._job.stop()
+
+    async def _look_again(self) -> None:
+        await self.look()
+
+    async def look(self) -> bool:
+        """Gather again if the tables have doubled since the last time; True if it did. The
+        first look only notes the size the statistics of the database's opening are for."""
+        size = await database_size()
+        last = self._gathered_at
+        if last is None or size < last * GROWTH or size - last < MIN_NEW_ROWS:
+            self._gathered_at = size if last is None else last
+            return False
+        await gather_statistics()
+        await reload_statistics()
+        self._gathered_at = size
+        logger.info("planner statistics gathered again at about %d rows", size)
+        return True

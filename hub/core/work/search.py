@@ -1,7 +1,7 @@
 """Search across a workspace's tasks, messages, cards and agents, best match first.
 
 The index is the database's own (FTS5 on SQLite, a ``tsvector`` with a GIN index on
-PostgreSQL) and is kept by it as rows are written (migration ``0020_search``). What a
+PostgreSQL) and is kept by it as rows are written (migration ``0021_search``). What a
 person types is never handed to either as query syntax: it is split into words at
 punctuation and spaces, the same split the index makes, and every word must begin a word
 of the row (``deplo`` finds "deploy", ``task_01JD`` a task whose id starts so). Quotes,
@@ -37,7 +37,7 @@ MAX_WORDS = 8
 SEARCH_ORDER = Order("search", ("score",))
 
 # ASCII punctuation, spaces and control characters: where a query splits into words. The
-# index splits its text at the same places (0020_search), so a word of one is a word of
+# index splits its text at the same places (0021_search), so a word of one is a word of
 # the other. Letters of other scripts stay together, as both indexes keep them.
 _SEPARATORS = re.compile(r"[\x00-\x2f\x3a-\x40\x5b-\x60\x7b-\x7f\s]+")
 _KINDS: dict[str, type[Model]] = {
@@ -90,10 +90,13 @@ def _like_pattern(query: str) -> str:
 # (bm25 of a good match is a few units, ts_rank a fraction of one).
 _NAME_PART = {"sqlite": 1.0, "postgres": 0.1}
 
+# CROSS JOIN: SQLite then reads the index's matches first and looks each document up by its
+# key. Left to choose, a planner whose statistics date from a smaller database reads every
+# document and asks the index about each (0.34 s instead of 4 ms at 3,000 tasks).
 _SQLITE = """
 WITH hits(kind, id, relevance) AS (
   SELECT d.kind, d.ident, -bm25(search_text, 4.0, 2.0, 1.0)
-    FROM search_text JOIN search_document AS d ON d.entry = search_text.rowid
+    FROM search_text CROSS JOIN search_document AS d ON d.entry = search_text.rowid
    WHERE search_text MATCH ? AND d.workspace_id = ?
   UNION ALL
   SELECT 'agent', id, ? FROM agent WHERE workspace_id = ? AND name LIKE ? ESCAPE '\\'

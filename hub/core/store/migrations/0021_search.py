@@ -156,7 +156,7 @@ class SearchIndex(ops.RunSQL):
 
 
 class Migration(migrations.Migration):
-    dependencies = [('models', '0019_sealed_totp_secret')]
+    dependencies = [('models', '0020_indexes')]
 
     initial = False
 
