@@ -29,7 +29,7 @@ from hub.web.pages.i18n import gettext as _
 from hub.web.pages.interactions import card_views
 from hub.web.pages.paging import page_of
 from hub.web.pages.session import current_user, login_required
-from hub.web.pages.tasks import task_panel
+from hub.web.pages.tasks import agents_by_id, task_panel
 from hub.web.pages.workspace import frame_for
 
 blueprint = Blueprint("conversations", __name__)
@@ -154,9 +154,10 @@ async def _render_thread(
     assert user is not None
     frame = await frame_for(user, workspace_id)
     conversation = await get_conversation(frame.workspace.id, conversation_id)
-    agents = {a.id: a for a in await list_agents(frame.workspace.id)}
     window = await _window(frame.workspace.id, conversation.id)
     messages = [message_view(m) for m in window.messages.items]
+    authors = [m["author"].partition(":")[2] for m in messages if m["author"].startswith("agent:")]
+    agents = await agents_by_id(frame.workspace.id, [*(conversation.agent_ids or []), *authors])
     people = await display_names({m["author"] for m in messages})
     for message in messages:
         message["authorName"] = _author_name(message["author"], agents, people)

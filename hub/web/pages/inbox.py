@@ -14,9 +14,8 @@ from typing import Any
 
 from quart import Blueprint, render_template, request, url_for
 
-from hub.core.agents.registry import list_agents, public_status
 from hub.core.errors import NotFound
-from hub.core.store.models import Interaction
+from hub.core.store.models import Agent, AgentStatus, Interaction, InteractionStatus
 from hub.core.store.paging import BadCursor
 from hub.core.work.inbox import SECTIONS, inbox
 from hub.core.work.interactions import get_interaction
@@ -96,7 +95,7 @@ async def show(workspace_id: str) -> Any:
     user = await current_user()
     assert user is not None
     workspace = await workspace_of(user, workspace_id)
-    agents = [a for a in await list_agents(workspace.id) if public_status(a) != "revoked"]
+    agents = await _filter_choices(workspace.id, request.args.get("agent") or None)
     filters = InboxFilters.from_args(workspace.id, request.args, {a.id for a in agents})
     try:
         view = await inbox(
@@ -136,9 +135,22 @@ async def show(workspace_id: str) -> Any:
         chosen=selected is not None and selected.id == chosen_id,
         filters=filters,
         more={name: filters.more(name, cursor) for name, cursor in more.items() if cursor},
-        filter_agents=sorted(agents, key=lambda a: a.name.lower()),
+        filter_agents=agents,
         next_url=filters.url(),
     )
+
+
+async def _filter_choices(workspace_id: str, chosen: str | None) -> list[Agent]:
+    """The agents the inbox may be narrowed to, by name: those with a card waiting, and the
+    one chosen (whatever it has in the other sections). Not every agent: a workspace of two
+    thousand would send two thousand names with every inbox, for the few that are asking."""
+    asking = Interaction.filter(workspace_id=workspace_id, status=InteractionStatus.PENDING)
+    ids = {str(a) for a in await asking.distinct().values_list("agent_id", flat=True) if a}
+    ids |= {chosen} if chosen else set()
+    agents = await Agent.filter(workspace_id=workspace_id, id__in=ids).exclude(
+        status=AgentStatus.REVOKED
+    )
+    return sorted(agents, key=lambda a: (a.name.lower(), a.id))
 
 
 async def _selected(workspace_id: str, chosen_id: str | None, rows: list[CardRow]) -> Any:

@@ -6,19 +6,20 @@ from __future__ import annotations
 import base64
 import binascii
 import re
+from collections.abc import Iterable
 from typing import Any
 from urllib.parse import unquote_to_bytes
 
 from quart import Blueprint, Response, flash, redirect, render_template, request, url_for
 
-from hub.core.agents.registry import list_agents, public_status
+from hub.core.agents.registry import public_status
 from hub.core.errors import HubError, NotFound
 from hub.core.store.models import Agent, AgentStatus, Artifact
 from hub.core.task_states import TERMINAL_STATUSES
 from hub.core.work.batch_answers import batchable
 from hub.core.work.conversations import MAX_TITLE_LENGTH
 from hub.core.work.interactions import list_interactions
-from hub.core.work.task_tree import child_tree, task_tree
+from hub.core.work.task_tree import TaskNode, child_tree, task_tree
 from hub.core.work.tasks import (
     MAX_DESCRIPTION_LENGTH,
     create_task,
@@ -46,13 +47,15 @@ PAGE_SIZE = 100
 async def task_panel(workspace_id: str, task_id: str) -> dict[str, Any]:
     """What the task's page and the detail panes show of one task."""
     detail = await task_detail(workspace_id, task_id)
-    agents = {a.id: a for a in await list_agents(workspace_id)}
     interactions = await list_interactions(workspace_id, task_id=task_id)
     detail["cards"] = await card_views(workspace_id, interactions)
     # Two or more approvals waiting: the page offers to answer them together.
     detail["batch"] = [c for c in detail["cards"] if c.open and c.card and batchable(c.card)]
-    detail["agent"] = agents.get(detail["targetAgentId"] or "")
     detail["child_tree"] = await child_tree(workspace_id, task_id)
+    agents = await agents_by_id(
+        workspace_id, [detail["targetAgentId"], *tree_agent_ids(detail["child_tree"])]
+    )
+    detail["agent"] = agents.get(detail["targetAgentId"] or "")
     detail["names"] = agent_names(list(agents.values()))
     detail["terminal"] = detail["status"] in TERMINAL
     for artifact in detail["artifacts"]:
@@ -64,6 +67,25 @@ async def task_panel(workspace_id: str, task_id: str) -> dict[str, Any]:
 
 def agent_names(agents: list[Agent]) -> dict[str, str]:
     return {a.id: a.name for a in agents}
+
+
+async def agents_by_id(workspace_id: str, ids: Iterable[str | None]) -> dict[str, Agent]:
+    """The workspace's agents among ``ids``: the ones a page names, not every agent (a
+    workspace of two thousand would read them all for each page)."""
+    wanted = {i for i in ids if i}
+    if not wanted:
+        return {}
+    return {a.id: a for a in await Agent.filter(workspace_id=workspace_id, id__in=wanted)}
+
+
+def tree_agent_ids(nodes: Iterable[TaskNode]) -> set[str]:
+    """The agents the tasks of a tree are for, at every depth."""
+    found: set[str] = set()
+    for node in nodes:
+        if node.task.get("targetAgentId"):
+            found.add(node.task["targetAgentId"])
+        found |= tree_agent_ids(node.children)
+    return found
 
 
 @blueprint.get("/w/<workspace_id>/tasks")
@@ -121,19 +143,26 @@ async def _render_index(
     tasks = shown.items
     selected_id = request.args.get("task") or (tasks[0].id if tasks else None)
     selected = await task_panel(frame.workspace.id, selected_id) if selected_id else None
-    agents = await list_agents(frame.workspace.id)
+    tree = await task_tree(frame.workspace.id, tasks)
+    # The agents the list names, and those the "New task" form offers (online ones).
+    online = await Agent.filter(workspace_id=frame.workspace.id, status=AgentStatus.ONLINE)
+    named = await agents_by_id(frame.workspace.id, tree_agent_ids(tree))
+    agents = list({**named, **{a.id: a for a in online}}.values())
     html = await render_template(
         "pages/tasks.html",
         **frame.context(),
         view=view,
         views=VIEWS,
-        tasks=await task_tree(frame.workspace.id, tasks),
+        tasks=tree,
         older=shown.next_cursor,
         paged=paged,
         names=agent_names(agents),
         statuses={a.id: AgentStatus(a.status).value for a in agents},  # "offline": lost
         selected=selected,
-        new_task=new_task_form(agents, typed or {"targetAgentId": request.args.get("agent", "")}),
+        new_task=new_task_form(
+            sorted(online, key=lambda a: (a.created_at, a.id)),
+            typed or {"targetAgentId": request.args.get("agent", "")},
+        ),
         error=error,
         # A refused form stays as typed: a live redraw would put back the empty one.
         no_refresh=error is not None,

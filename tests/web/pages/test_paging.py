@@ -78,3 +78,18 @@ async def test_agents_and_conversations_page_older(browser) -> None:  # type: ig
         # A cursor that no longer reads, or a parameter the page does not take: the list.
         status, again = await ada.page(ada.w(f"{path}?cursor=broken&offset=3"))
         assert status == 200 and "data-newest" not in again and "data-older" in again
+
+
+async def test_the_inbox_filters_by_the_agents_asking_not_every_agent(browser) -> None:  # type: ignore[no-untyped-def]
+    ada = await browser("Ada")
+    world = await build_world(ada.workspace_id, ada.user_id, kinds=("approval_high",))
+    workspace = await Workspace.get(id=ada.workspace_id)
+    quiet = [await make_agent(workspace, f"Quiet {n}") for n in range(3)]
+    _, page = await ada.page(ada.w("/inbox"))
+    choices = re.search(r'<select id="filter-agent".*?</select>', page, re.S)
+    assert choices and f'value="{world.agent.id}"' in choices.group(0)
+    assert not any(agent.id in choices.group(0) for agent in quiet)
+    # An agent with nothing waiting can still be chosen by its link, and is shown chosen.
+    _, narrowed = await ada.page(ada.w(f"/inbox?agent={quiet[0].id}"))
+    chosen = re.search(r'<select id="filter-agent".*?</select>', narrowed, re.S)
+    assert chosen and f'<option value="{quiet[0].id}" selected>' in chosen.group(0)
