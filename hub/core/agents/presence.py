@@ -45,7 +45,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
-from tortoise.expressions import Subquery
+from tortoise.expressions import Case, Subquery, When
 from tortoise.queryset import QuerySet
 
 from hub.core.agents.lifecycle import credential_revoked
@@ -122,8 +122,8 @@ async def record_heartbeat(agent: Agent) -> bool:
     return True
 
 
-def _open_work(agent_id: str) -> QuerySet[Task]:
-    return Task.filter(target_agent_id=agent_id, status__in=_OPEN_WORK)
+def _open_work(*agent_ids: str) -> QuerySet[Task]:
+    return Task.filter(target_agent_id__in=agent_ids, status__in=_OPEN_WORK)
 
 
 async def _has_open_work(agent_id: str) -> bool:
@@ -169,13 +169,9 @@ async def announce_connection(agent: Agent, session_id: str) -> int:
     """
     position = await last_sequence(agent.workspace_id)
     # The common return, and all of a fleet's after a network blip: an idle agent that no
-    # socket holds. Taking its connection and bringing it online is then one update.
-    came = (
-        await Agent.filter(id=agent.id, session_id=None, status__in=_MAY_COME_ONLINE)
-        .exclude(id__in=Subquery(_open_work(agent.id).values("target_agent_id")))
-        .update(session_id=session_id, status=AgentStatus.ONLINE, last_heartbeat_at=utcnow())
-    )
-    if came:
+    # socket holds. Taking its connection and bringing it online is then one update, which
+    # it shares with the other agents saying hello meanwhile.
+    if await _IDLE_CLAIMS.submit(None, (agent.id, session_id)):
         _show(agent, "agent.online", {"agentId": agent.id, "name": agent.name})
         agent.status = AgentStatus.ONLINE
         return position
@@ -300,6 +296,35 @@ async def _stamp_online(_key: Hashable, batch: list[Request[str]]) -> None:
 
 # 5,000 idle agents heartbeating every 5 s would cost 1,000 UPDATEs a second one by one.
 _ONLINE_STAMPS: GroupCommit[str] = GroupCommit(_stamp_online, max_batch=500)
+
+
+async def _claim_idle(_key: Hashable, batch: list[Request[tuple[str, str]]]) -> None:
+    """Give each (agent, session) of ``batch`` the agent's connection and bring it online,
+    in one update, where the agent is idle and no socket holds it; each request learns
+    whether its agent was taken so (False sends it the slow way: held by another socket,
+    with open work, revoked). Of two sockets of one agent in a batch the first goes in the
+    update; the second, the slow way, replaces it, as if it had come a moment later."""
+    sessions: dict[str, str] = {}
+    for request in batch:
+        sessions.setdefault(request.work[0], request.work[1])
+    ids = list(sessions)
+    await (
+        Agent.filter(id__in=ids, session_id=None, status__in=_MAY_COME_ONLINE)
+        .exclude(id__in=Subquery(_open_work(*ids).values("target_agent_id")))
+        .update(
+            session_id=Case(*(When(id=a, then=s) for a, s in sessions.items())),
+            status=AgentStatus.ONLINE,
+            last_heartbeat_at=utcnow(),
+        )
+    )
+    # Which were taken: a session id is new with each socket, so holding it says so.
+    held = Agent.filter(id__in=ids, session_id__in=list(sessions.values()))
+    taken = {(str(a), str(s)) for a, s in await held.values_list("id", "session_id")}
+    for request in batch:
+        request.settle(request.work in taken)
+
+
+_IDLE_CLAIMS: GroupCommit[tuple[str, str]] = GroupCommit(_claim_idle, max_batch=500)
 
 
 @dataclass
