@@ -66,10 +66,14 @@ async def reload_statistics() -> None:
     """Have the reader's connection plan with the statistics gathered last. It reads them
     as it opens, or on ``ANALYZE sqlite_schema``, which only loads (it writes nothing, but
     SQLite refuses it on a connection that may not write, so that is lifted for it)."""
-    if READER in connections.db_config:
-        await connections.get(READER).execute_script(
-            "PRAGMA query_only = OFF; ANALYZE sqlite_schema; PRAGMA query_only = ON;"
-        )
+    if READER not in connections.db_config:
+        return
+    reader = connections.get(READER)
+    await reader.execute_script("PRAGMA query_only = OFF")
+    try:
+        await reader.execute_script("ANALYZE sqlite_schema")
+    finally:  # whatever happened, the reader stays one that cannot write
+        await reader.execute_script("PRAGMA query_only = ON")
 
 
 class StatisticsKeeper:

@@ -10,6 +10,7 @@ from datetime import UTC, datetime
 
 import pytest
 from tortoise import connections
+from tortoise.exceptions import OperationalError
 
 from hub.core.store.models import Task, Workspace
 from hub.core.store.sqlite_reader import READER
@@ -90,6 +91,8 @@ async def test_statistics_are_gathered_again_once_the_tables_doubled(
     await _grow(workspace, 3 * MIN_NEW_ROWS)
     assert not _reads_the_index_first(await _plan(UNORDERED, ['"migrate"*', workspace.id]))
     assert await keeper.look() is True
-    # The reader plans with what was gathered, without opening again.
+    # The reader plans with what was gathered, without opening again, and still cannot write.
     assert _reads_the_index_first(await _plan(UNORDERED, ['"migrate"*', workspace.id]))
+    with pytest.raises(OperationalError, match="readonly"):
+        await connections.get(READER).execute_query("DELETE FROM task")
     assert await keeper.look() is False  # until the tables double again
