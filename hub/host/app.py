@@ -28,7 +28,8 @@ from hub.core.log.relay import PostgresRelay
 from hub.core.log.watch import LOG_WATCH_PERIOD_S, LogWatch
 from hub.core.people.two_factor import seal_plain_secrets
 from hub.core.store.database import close_database, open_database
-from hub.core.store.statistics import StatisticsKeeper
+from hub.core.store.statistics import CHECK_PERIOD_S, StatisticsKeeper
+from hub.core.workers import Periodic
 from hub.host import (
     access,
     client_address,
@@ -112,7 +113,12 @@ def create_app(settings: Settings | None = None, **overrides: Any) -> Quart:
 
         @app.while_serving
         async def _keep_planner_statistics() -> AsyncIterator[None]:
-            keeper = StatisticsKeeper()
+            statistics = StatisticsKeeper()
+
+            async def look() -> None:
+                await statistics.look()
+
+            keeper = Periodic("planner statistics", CHECK_PERIOD_S, look)
             keeper.start()
             readiness.watch_worker(app, "planner statistics", lambda: keeper.running)
             yield

@@ -26,7 +26,6 @@ import logging
 from tortoise import connections
 
 from hub.core.store.sqlite_reader import READER, WRITER
-from hub.core.workers import Periodic
 
 logger = logging.getLogger(__name__)
 
@@ -77,24 +76,11 @@ async def reload_statistics() -> None:
 
 
 class StatisticsKeeper:
-    """Gathers SQLite's statistics again as the database outgrows them (module docstring)."""
+    """Gathers SQLite's statistics again as the database outgrows them (module docstring);
+    the host runs ``look`` every ``CHECK_PERIOD_S``."""
 
-    def __init__(self, period_s: float = CHECK_PERIOD_S) -> None:
-        self._job = Periodic("planner statistics", period_s, self._look_again)
+    def __init__(self) -> None:
         self._gathered_at: int | None = None
-
-    @property
-    def running(self) -> bool:
-        return self._job.running
-
-    def start(self) -> None:
-        self._job.start()
-
-    async def stop(self) -> None:
-        await self._job.stop()
-
-    async def _look_again(self) -> None:
-        await self.look()
 
     async def look(self) -> bool:
         """Gather again if the tables have doubled since the last time; True if it did. The
