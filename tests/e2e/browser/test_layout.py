@@ -40,6 +40,8 @@ async def test_three_columns_drawer_and_folded_sidebar(sign_up, orm) -> None:  #
     assert sidebar["x"] + sidebar["width"] <= main["x"] + 1
     assert main["x"] + main["width"] <= detail["x"] + 1
     assert not await shown(page, ".drawer-toggle") and not await shown(page, ".menu-toggle")
+    assert await shown(page, "#topbar-search")
+    assert not await page.locator("#sidebar a", has_text="Search").is_visible()
 
     await page.set_viewport_size({"width": 800, "height": 900})
     await page.goto(task)
@@ -71,6 +73,9 @@ async def test_three_columns_drawer_and_folded_sidebar(sign_up, orm) -> None:  #
         "() => getComputedStyle(document.getElementById('sidebar')).visibility === 'visible'"
     )
     assert await page.locator("#sidebar a", has_text="Tasks").is_visible()
+    # The header has no room for the search box: the menu leads to search instead.
+    assert not await shown(page, "#topbar-search")
+    assert await page.locator("#sidebar a", has_text="Search").is_visible()
     # Nothing spills sideways on a phone.
     assert await page.evaluate("() => document.documentElement.scrollWidth <= innerWidth + 1")
     await ada.context.close()
