@@ -94,16 +94,15 @@ class SignedCookieSessions(SecureCookieSessionInterface):
     (itsdangerous checks what its serializer returns): 8 % of the hub's CPU in a storm of
     2,000 agents' sockets, none of which carries a session."""
 
-    _signers: dict[tuple[object, ...], URLSafeTimedSerializer | None]
-
     def __init__(self) -> None:
-        self._signers = {}
+        self._keys: tuple[object, ...] | None = None
+        self._signer: URLSafeTimedSerializer | None = None
 
     def get_signing_serializer(self, app: Quart) -> URLSafeTimedSerializer | None:
         keys = (app.secret_key, *(app.config["SECRET_KEY_FALLBACKS"] or ()))
-        if keys not in self._signers:
-            self._signers = {keys: super().get_signing_serializer(app)}  # one set at a time
-        return self._signers[keys]
+        if keys != self._keys:
+            self._keys, self._signer = keys, super().get_signing_serializer(app)
+        return self._signer
 
 
 def init_app(app: Quart, *, public_url: str) -> None:

@@ -14,6 +14,7 @@ code cannot be found by guessing.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from datetime import UTC, datetime
 from typing import Any
 
@@ -124,6 +125,15 @@ async def agent_for_credential(credential: str) -> Agent:
 
 async def list_agents(workspace_id: str) -> list[Agent]:
     return await Agent.filter(workspace_id=workspace_id).order_by("created_at", "id")
+
+
+async def agents_by_id(workspace_id: str, ids: Iterable[str | None]) -> dict[str, Agent]:
+    """The workspace's agents among ``ids`` (``None`` skipped), by id: the ones a page or a
+    list names, not every agent (a workspace of two thousand would read them all each time)."""
+    wanted = sorted({i for i in ids if i})
+    if not wanted:
+        return {}
+    return {a.id: a for a in await Agent.filter(workspace_id=workspace_id, id__in=wanted)}
 
 
 async def agents_page(workspace_id: str, *, limit: int, cursor: str | None = None) -> Page[Agent]:
@@ -282,11 +292,13 @@ __all__ = [
     "PAIRING_ATTEMPTS",
     "agent_for_credential",
     "agent_view",
+    "agents_by_id",
     "agents_page",
     "clean_agent_name",
     "confirm_agent",
     "get_agent",
     "list_agents",
+    "presence_counts",
     "public_status",
     "redeem_pairing_code",
     "revoke_agent",

@@ -25,7 +25,7 @@ import logging
 
 from tortoise import connections
 
-from hub.core.store.sqlite_reader import READER, WRITER
+from hub.core.store.sqlite_reader import READER, WRITER, reading_connection
 
 logger = logging.getLogger(__name__)
 
@@ -55,9 +55,10 @@ async def gather_statistics() -> None:
 
 
 async def database_size() -> int:
-    """About how many rows the growing tables hold: the sum of their highest rowids."""
+    """About how many rows the growing tables hold: the sum of their highest rowids (read
+    beside the writer: a look need not wait for its batch)."""
     sizes = " + ".join(f"(SELECT coalesce(max(rowid), 0) FROM {table})" for table in _GROWING)
-    _, rows = await connections.get(WRITER).execute_query(f"SELECT {sizes}")
+    _, rows = await reading_connection().execute_query(f"SELECT {sizes}")
     return int(rows[0][0])
 
 
@@ -87,8 +88,10 @@ class StatisticsKeeper:
         first look only notes the size the statistics of the database's opening are for."""
         size = await database_size()
         last = self._gathered_at
-        if last is None or size < last * GROWTH or size - last < MIN_NEW_ROWS:
-            self._gathered_at = size if last is None else last
+        if last is None:
+            self._gathered_at = size
+            return False
+        if size < last * GROWTH or size - last < MIN_NEW_ROWS:
             return False
         await gather_statistics()
         await reload_statistics()

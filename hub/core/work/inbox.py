@@ -23,6 +23,7 @@ from typing import Any
 from tortoise.expressions import Q, Subquery
 from tortoise.queryset import QuerySet
 
+from hub.core.agents.registry import agents_by_id
 from hub.core.store.models import Agent, AgentStatus, Interaction, InteractionStatus, Task
 from hub.core.store.paging import BadCursor, Order, Page, after, cut, decode, page
 from hub.core.task_states import TaskStatus
@@ -108,7 +109,7 @@ async def inbox(
         )
 
     related = await _tasks_by_id(workspace_id, [c.task_id for c in cards.items if c.task_id])
-    agents = await _agents_by_id(
+    agents = await agents_by_id(
         workspace_id,
         [
             *(c.agent_id for c in cards.items),
@@ -244,13 +245,6 @@ async def _tasks_by_id(workspace_id: str, ids: list[str]) -> dict[str, Task]:
     if not ids:
         return {}
     return {t.id: t for t in await Task.filter(workspace_id=workspace_id, id__in=ids)}
-
-
-async def _agents_by_id(workspace_id: str, ids: list[str | None]) -> dict[str, Agent]:
-    wanted = sorted({i for i in ids if i})
-    if not wanted:
-        return {}
-    return {a.id: a for a in await Agent.filter(workspace_id=workspace_id, id__in=wanted)}
 
 
 def _brief_task(task: Task | None) -> dict[str, Any] | None:

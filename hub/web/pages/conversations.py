@@ -14,7 +14,7 @@ from urllib.parse import urlencode
 from quart import Blueprint, flash, redirect, render_template, request, url_for
 from tortoise.expressions import Q
 
-from hub.core.agents.registry import list_agents, public_status
+from hub.core.agents.registry import agents_by_id, list_agents, public_status
 from hub.core.errors import HubError
 from hub.core.store.models import Interaction, Message
 from hub.core.store.paging import BadCursor, Page, position
@@ -29,7 +29,7 @@ from hub.web.pages.i18n import gettext as _
 from hub.web.pages.interactions import card_views
 from hub.web.pages.paging import page_of
 from hub.web.pages.session import current_user, login_required
-from hub.web.pages.tasks import agents_by_id, task_panel
+from hub.web.pages.tasks import task_panel
 from hub.web.pages.workspace import frame_for
 
 blueprint = Blueprint("conversations", __name__)

@@ -12,7 +12,7 @@ from urllib.parse import unquote_to_bytes
 
 from quart import Blueprint, Response, flash, redirect, render_template, request, url_for
 
-from hub.core.agents.registry import public_status
+from hub.core.agents.registry import agents_by_id, public_status
 from hub.core.errors import HubError, NotFound
 from hub.core.store.models import Agent, AgentStatus, Artifact
 from hub.core.task_states import TERMINAL_STATUSES
@@ -67,15 +67,6 @@ async def task_panel(workspace_id: str, task_id: str) -> dict[str, Any]:
 
 def agent_names(agents: list[Agent]) -> dict[str, str]:
     return {a.id: a.name for a in agents}
-
-
-async def agents_by_id(workspace_id: str, ids: Iterable[str | None]) -> dict[str, Agent]:
-    """The workspace's agents among ``ids``: the ones a page names, not every agent (a
-    workspace of two thousand would read them all for each page)."""
-    wanted = {i for i in ids if i}
-    if not wanted:
-        return {}
-    return {a.id: a for a in await Agent.filter(workspace_id=workspace_id, id__in=wanted)}
 
 
 def tree_agent_ids(nodes: Iterable[TaskNode]) -> set[str]:

@@ -60,19 +60,19 @@ async def _grow(workspace: Workspace, tasks: int) -> None:
     )
 
 
-async def _stale_statistics(workspace: Workspace) -> None:
-    """Statistics of a workspace with a few agents, then thousands of tasks after them."""
+async def _statistics_of_a_small_workspace(workspace: Workspace) -> None:
+    """Statistics gathered while the workspace holds three agents, loaded by the reader."""
     for name in ("Ada", "Bea", "Cy"):
         await make_agent(workspace, name)
     await gather_statistics()
     await connections.get(READER).close()  # the reader opens again, with these statistics
-    await _grow(workspace, 3 * MIN_NEW_ROWS)
 
 
 async def test_a_search_reads_its_index_first_whatever_the_statistics(
     workspace: Workspace,
 ) -> None:
-    await _stale_statistics(workspace)
+    await _statistics_of_a_small_workspace(workspace)
+    await _grow(workspace, 3 * MIN_NEW_ROWS)
     assert not _reads_the_index_first(await _plan(UNORDERED, ['"migrate"*', workspace.id]))
     words = ['"migrate"*', workspace.id, 1.0, workspace.id, "%migrate%", 51]
     searched = await _plan(search_module._SQLITE.format(after=""), words)
@@ -83,10 +83,7 @@ async def test_statistics_are_gathered_again_once_the_tables_doubled(
     workspace: Workspace,
 ) -> None:
     keeper = StatisticsKeeper()
-    for name in ("Ada", "Bea", "Cy"):
-        await make_agent(workspace, name)
-    await gather_statistics()
-    await connections.get(READER).close()
+    await _statistics_of_a_small_workspace(workspace)
     assert await keeper.look() is False  # notes the size its statistics are for
     await _grow(workspace, 3 * MIN_NEW_ROWS)
     assert not _reads_the_index_first(await _plan(UNORDERED, ['"migrate"*', workspace.id]))
