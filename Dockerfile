@@ -2,16 +2,23 @@
 # Without LINEUP_DATABASE_URL it keeps embedded SQLite in the /data volume, with the
 # generated secret key. tests/e2e/test_packaging.py installs the wheel as this file does.
 ARG PYTHON_VERSION=3.11
+# Debian 13 ("trixie"): its postgresql-client is 17, the major of compose.yaml's server, so
+# `lineup backup` in the container can pg_dump it (pg_dump refuses a newer server).
+ARG DEBIAN_RELEASE=trixie
 
 # The wheel, built from the source alone (no dependencies: those come pinned below).
-FROM python:${PYTHON_VERSION}-slim AS wheel
+FROM python:${PYTHON_VERSION}-slim-${DEBIAN_RELEASE} AS wheel
 WORKDIR /src
 COPY pyproject.toml README.md LICENSE ./
 COPY hub ./hub
 COPY plugins ./plugins
 RUN pip wheel --no-cache-dir --no-deps --wheel-dir /wheels .
 
-FROM python:${PYTHON_VERSION}-slim
+FROM python:${PYTHON_VERSION}-slim-${DEBIAN_RELEASE}
+# pg_dump and pg_restore, which `lineup backup` and `lineup restore` run on PostgreSQL.
+RUN apt-get update \
+    && apt-get install --yes --no-install-recommends postgresql-client \
+    && rm -rf /var/lib/apt/lists/*
 # The hub and the channels it can deliver through; the same extras as `make run`.
 ARG EXTRAS=server,email,telegram,push,a2a,mcp
 COPY constraints.txt /tmp/constraints.txt
