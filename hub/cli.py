@@ -231,6 +231,7 @@ _EXAMPLES = {
     "lineup user create": "lineup user create ana@example.org --password-stdin < password.txt",
     "lineup user list": "lineup user list",
     "lineup user set-password": "lineup user set-password ana@example.org < password.txt",
+    "lineup user two-factor-off": "lineup user two-factor-off ana@example.org",
     "lineup user disable": "lineup user disable ana@example.org",
     "lineup user enable": "lineup user enable ana@example.org",
     "lineup token": "lineup token create ana@example.org --name ci",
@@ -283,8 +284,9 @@ def _every_command(
 
 
 def _user_operator_commands(user: Any) -> None:
-    """``lineup user list | set-password | disable | enable``: the operator's hand on
-    accounts, working on the configured database whether or not the hub is running."""
+    """``lineup user list | set-password | two-factor-off | disable | enable``: the
+    operator's hand on accounts, working on the configured database whether or not the hub
+    is running."""
     user.add_parser(
         "list", help="print every account as JSON lines (admin, disabled or not)"
     ).set_defaults(command="user list")
@@ -294,6 +296,13 @@ def _user_operator_commands(user: Any) -> None:
     )
     set_password.add_argument("email")
     set_password.set_defaults(command="user set-password")
+    two_factor_off = user.add_parser(
+        "two-factor-off",
+        help="turn off a person's two-factor sign-in when they lost both their authenticator "
+        "and their recovery codes; ends their sessions",
+    )
+    two_factor_off.add_argument("email")
+    two_factor_off.set_defaults(command="user two-factor-off")
     for verb, words in (
         (
             "disable",
@@ -513,6 +522,18 @@ async def _user_set_password(args: argparse.Namespace, settings: Settings) -> in
     async with database(settings.resolved_database_url):
         await set_password(await user_by_email(args.email), password)
     print(f"new password set for {args.email}; their sessions are ended", file=sys.stderr)
+    return 0
+
+
+@command("user two-factor-off")
+async def _user_two_factor_off(args: argparse.Namespace, settings: Settings) -> int:
+    from hub.core.people.accounts import user_by_email
+    from hub.core.people.operator import turn_off_two_factor
+    from hub.core.store.database import database
+
+    async with database(settings.resolved_database_url):
+        await turn_off_two_factor(await user_by_email(args.email))
+    print(f"two-factor sign-in is off for {args.email}; their sessions are ended", file=sys.stderr)
     return 0
 
 

@@ -1,5 +1,6 @@
 """What happens to a person's account — sign-ins, failed attempts, sign-outs, personal API
-tokens created and revoked, passwords changed or reset — recorded in the event log of each
+tokens created and revoked, passwords changed or reset, two-factor sign-in turned on or
+off — recorded in the event log of each
 workspace they belong to.
 
 An account has no log of its own, and a second store beside the workspace logs would give
@@ -33,6 +34,8 @@ TOKEN_CREATED = "account.token_created"
 TOKEN_REVOKED = "account.token_revoked"
 PASSWORD_CHANGED = "account.password_changed"
 PASSWORD_RESET = "account.password_reset"
+TWO_FACTOR_ON = "account.two_factor_on"
+TWO_FACTOR_OFF = "account.two_factor_off"
 ACCOUNT_EVENT_TYPES = (
     SIGNED_IN,
     SIGN_IN_FAILED,
@@ -41,6 +44,8 @@ ACCOUNT_EVENT_TYPES = (
     TOKEN_REVOKED,
     PASSWORD_CHANGED,
     PASSWORD_RESET,
+    TWO_FACTOR_ON,
+    TWO_FACTOR_OFF,
 )
 
 ANONYMOUS = "anonymous"
@@ -97,6 +102,14 @@ async def record_password_change(
     await _record(
         user, kind, actor=_actor(user), address=address, via=via, sessionsEnded=sessions_ended
     )
+
+
+async def record_two_factor(user: User, kind: str, *, address: str | None, via: str) -> None:
+    """``kind``: ``TWO_FACTOR_ON`` or ``TWO_FACTOR_OFF``; ``via`` is ``operator`` when the
+    hub's admin turned it off for the person (they lost both phone and recovery codes)."""
+    audit_logger.info("%s: user %s from %s via %s", kind, user.id, address or "unknown", via)
+    actor = "operator" if via == "operator" else _actor(user)
+    await _record(user, kind, actor=actor, address=address, via=via)
 
 
 def _actor(user: User) -> str:

@@ -1,5 +1,6 @@
-"""What the hub's operator does to accounts: list them, disable or enable one, and set a
-temporary password. The ``lineup user`` commands and the admin page both come here.
+"""What the hub's operator does to accounts: list them, disable or enable one, set a
+temporary password, and turn off two-factor sign-in for someone who lost both their phone
+and their recovery codes. The ``lineup user`` commands and the admin page both come here.
 
 Disabling ends the person's sessions at once; their API tokens stay stored but open
 nothing while the account is disabled (``user_for_token`` refuses them), so enabling the
@@ -11,7 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from hub.core.errors import Conflict, Forbidden
-from hub.core.people import passwords
+from hub.core.people import passwords, two_factor
 from hub.core.people.account_events import PASSWORD_RESET
 from hub.core.people.sessions import end_sessions
 from hub.core.store.models import User
@@ -25,6 +26,7 @@ def user_view(user: User) -> dict[str, Any]:
         "email": user.email,
         "displayName": user.display_name,
         "isAdmin": user.is_admin,
+        "twoFactor": two_factor.is_on(user),
         "disabledAt": iso(user.disabled_at),
         "createdAt": iso(user.created_at),
     }
@@ -49,6 +51,20 @@ async def set_password(user: User, password: str) -> None:
     await passwords.set_password(
         user, password, keep_session=None, address=None, via="operator", kind=PASSWORD_RESET
     )
+
+
+async def turn_off_two_factor(user: User) -> None:
+    """Turn ``user``'s two-factor sign-in off and end their sessions: the way back in for
+    someone with neither their authenticator nor a recovery code, once the admin knows it
+    is them. Whoever held a session then must sign in again, with the password alone."""
+    if not two_factor.is_on(user):
+        raise Conflict(
+            "Two-factor sign-in is off for this account already.",
+            code="totp_already_off",
+            hint="Nothing to do: they sign in with their password.",
+        )
+    await two_factor.remove(user, address=None, via="operator")
+    await end_sessions(user.id)
 
 
 async def set_disabled(user: User, disabled: bool) -> User:

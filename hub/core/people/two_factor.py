@@ -9,7 +9,9 @@ A code is accepted for its 30-second step and the one either side (clocks drift)
 once: the last accepted step is kept, and a code of that step or an earlier one is refused,
 so a code seen over someone's shoulder cannot be replayed. Turning it off needs a code, a
 recovery code or the password too: a borrowed session alone must not remove the second
-factor.
+factor. Whoever lost both their phone and their recovery codes asks the hub's admin, who can
+turn it off for them (``hub.core.people.operator``). Each turn, on or off, is an account
+event in the audit trail.
 
 Wrong codes are capped per account (``CODE_FAILURES``): six digits are a million values.
 
@@ -30,7 +32,9 @@ import pyotp
 
 from hub.core.errors import Conflict, InvalidInput, Unauthorized
 from hub.core.ids import new_id
+from hub.core.people.account_events import TWO_FACTOR_OFF, TWO_FACTOR_ON, record_two_factor
 from hub.core.people.credentials import hash_token
+from hub.core.people.passwords import check_current
 from hub.core.people.ratelimit import FailureLimiter
 from hub.core.people.sealing import SealBroken, seal, unseal
 from hub.core.store.models import RecoveryCode, User
@@ -71,7 +75,9 @@ def already_on() -> Conflict:
     )
 
 
-async def confirm(user: User, secret: str, code: str, *, secret_key: str) -> list[str]:
+async def confirm(
+    user: User, secret: str, code: str, *, secret_key: str, address: str | None, via: str
+) -> list[str]:
     """Turn two-factor sign-in on with ``secret`` once ``code`` from it is right; returns the
     recovery codes (shown once). ``Unauthorized`` (``bad_totp_code``) if the code is wrong.
 
@@ -105,6 +111,7 @@ async def confirm(user: User, secret: str, code: str, *, secret_key: str) -> lis
                 code_hash=hash_token(_normalise(plain)),
             )
     user.totp_secret_sealed, user.totp_last_step = sealed, step
+    await record_two_factor(user, TWO_FACTOR_ON, address=address, via=via)
     return codes
 
 
@@ -118,15 +125,34 @@ async def check_code(user: User, code: str, *, secret_key: str) -> None:
     raise _bad_code()
 
 
-async def turn_off(user: User, code: str, *, secret_key: str) -> None:
-    """Turn two-factor sign-in off, given a code or a recovery code."""
-    await check_code(user, code, secret_key=secret_key)
-    await remove(user)
+async def turn_off(
+    user: User,
+    *,
+    code: str | None = None,
+    password: str | None = None,
+    secret_key: str,
+    address: str | None,
+    via: str,
+) -> None:
+    """Turn two-factor sign-in off, its recovery codes too, given the person's password
+    (403 ``wrong_password``) or a code or recovery code (401 ``bad_totp_code``): a borrowed
+    session alone must not do this."""
+    if password:
+        check_current(user, password)
+    elif code:
+        await check_code(user, code, secret_key=secret_key)
+    else:
+        raise InvalidInput(
+            "Turning two-factor sign-in off needs your password or a code.",
+            code="totp_off_needs_proof",
+            hint="Give your password, or a code: your authenticator's or a recovery code.",
+        )
+    await remove(user, address=address, via=via)
 
 
-async def remove(user: User) -> None:
-    """Turn two-factor sign-in off, its recovery codes too. The caller has checked the
-    person knows their password or a code: a borrowed session alone must not do this."""
+async def remove(user: User, *, address: str | None, via: str) -> None:
+    """Turn two-factor sign-in off, its recovery codes too, with no proof asked: for
+    ``turn_off`` and for the hub's operator (``hub.core.people.operator``)."""
     async with in_transaction() as connection:
         await (
             User.filter(id=user.id)
@@ -135,6 +161,7 @@ async def remove(user: User) -> None:
         )
         await RecoveryCode.filter(user_id=user.id).using_db(connection).delete()
     user.totp_secret_sealed, user.totp_last_step = None, 0
+    await record_two_factor(user, TWO_FACTOR_OFF, address=address, via=via)
 
 
 async def recovery_codes_left(user: User) -> int:

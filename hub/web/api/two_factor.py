@@ -19,10 +19,9 @@ from pydantic import Field
 from quart import Blueprint, current_app
 from quart_schema import document_response
 
-from hub.core.errors import InvalidInput
 from hub.core.people import two_factor
-from hub.core.people.passwords import check_current
 from hub.core.store.models import User
+from hub.host.client_address import client_address
 from hub.host.identity import current_caller
 from hub.host.settings import settings_of
 from hub.web.api.answers import RecoveryCodes, TwoFactorSetup, TwoFactorStatus
@@ -74,7 +73,12 @@ async def confirm(body: Confirmation) -> tuple[dict[str, Any], int]:
     each signs in once instead of a code."""
     user = (await current_caller()).user
     codes = await two_factor.confirm(
-        user, body.secret, body.code, secret_key=settings_of(current_app).secret_key
+        user,
+        body.secret,
+        body.code,
+        secret_key=settings_of(current_app).secret_key,
+        address=client_address(),
+        via="api",
     )
     return {"recoveryCodes": codes}, 201
 
@@ -86,17 +90,14 @@ async def disable(body: TurningOff) -> dict[str, Any]:
     """Turn two-factor sign-in off, giving your password (403 `wrong_password`) or a code
     or recovery code (401 `bad_totp_code`); its recovery codes are deleted."""
     user = (await current_caller()).user
-    if body.password:
-        check_current(user, body.password)
-        await two_factor.remove(user)
-    elif body.code:
-        await two_factor.turn_off(user, body.code, secret_key=settings_of(current_app).secret_key)
-    else:
-        raise InvalidInput(
-            "Turning two-factor sign-in off needs your password or a code.",
-            code="totp_off_needs_proof",
-            hint="Send password, or code: your authenticator's code or a recovery code.",
-        )
+    await two_factor.turn_off(
+        user,
+        code=body.code,
+        password=body.password,
+        secret_key=settings_of(current_app).secret_key,
+        address=client_address(),
+        via="api",
+    )
     return await _status_of(user)
 
 

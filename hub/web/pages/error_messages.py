@@ -177,7 +177,11 @@ MESSAGES: dict[str, tuple[str, str | None]] = {
     ),
     "totp_off_needs_proof": (
         N_("Turning two-factor sign-in off needs your password or a code."),
-        N_("Type a code from your authenticator app, or one of your recovery codes."),
+        N_("Type your password, a code from your authenticator app, or a recovery code."),
+    ),
+    "totp_already_off": (
+        N_("Two-factor sign-in is off for this account already."),
+        N_("Nothing to do: they sign in with their password."),
     ),
     "totp_rate_limited": (
         N_("Too many wrong codes; try again in %(retryAfterS)s seconds."),

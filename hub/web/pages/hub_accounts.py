@@ -1,7 +1,8 @@
 """Settings → Accounts on this hub: the admin's page for every account of the hub.
 
 Only the hub's admin sees it (others get 403 ``admins_only``); it lists the accounts and
-disables, enables or gives one a temporary password, through the same core operations as
+disables, enables, gives one a temporary password or turns off their two-factor sign-in
+(they lost both phone and recovery codes), through the same core operations as
 ``lineup user`` (``hub.core.people.operator``), so the same refusals hold: the hub keeps an
 enabled admin. It sits under a workspace only for the page's frame; it is about the hub.
 """
@@ -14,7 +15,14 @@ from quart import Blueprint, flash, redirect, render_template, request, url_for
 
 from hub.core.errors import HubError, NotFound
 from hub.core.ids import could_be_an_id
-from hub.core.people.operator import ensure_admin, list_users, set_disabled, set_password
+from hub.core.people.operator import (
+    ensure_admin,
+    list_users,
+    set_disabled,
+    set_password,
+    turn_off_two_factor,
+)
+from hub.core.people.two_factor import is_on
 from hub.core.store.models import User
 from hub.web.pages.error_messages import for_person
 from hub.web.pages.i18n import gettext as _
@@ -48,11 +56,26 @@ async def password(workspace_id: str, user_id: str) -> Any:
     return await _change(workspace_id, user_id, "password")
 
 
+@blueprint.post("/w/<workspace_id>/settings/accounts/<user_id>/two-factor-off")
+@login_required
+async def two_factor_off(workspace_id: str, user_id: str) -> Any:
+    return await _change(workspace_id, user_id, "two-factor-off")
+
+
 async def _change(workspace_id: str, user_id: str, what: str) -> Any:
     await _admin(workspace_id)
     try:
         person = await _account(user_id)
-        if what == "password":
+        if what == "two-factor-off":
+            await turn_off_two_factor(person)
+            await flash(
+                _(
+                    "Two-factor sign-in is off for %(email)s; they sign in with their "
+                    "password and can turn it on again.",
+                    email=person.email,
+                )
+            )
+        elif what == "password":
             await set_password(person, (await request.form).get("password", ""))
             await flash(
                 _("New password set for %(email)s; pass it on to them.", email=person.email)
@@ -94,6 +117,7 @@ async def _render(
         "pages/hub_accounts.html",
         **frame.context(),
         accounts=await list_users(),
+        two_factor_on=is_on,
         error=error,
     )
     return html, status

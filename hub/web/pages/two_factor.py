@@ -1,4 +1,5 @@
-"""Settings → Two-factor sign-in: set up with a QR code and a first code, turn off with a code.
+"""Settings → Two-factor sign-in: set up with a QR code and a first code, turn off with a code
+or the password.
 
 The secret being set up lives in this browser's session (signed, HttpOnly) until a code
 from the authenticator confirms it; only then does the account hold it
@@ -14,6 +15,7 @@ from quart import Blueprint, current_app, flash, redirect, request, session, url
 
 from hub.core.errors import HubError
 from hub.core.people.two_factor import confirm, new_secret, turn_off
+from hub.host.client_address import client_address
 from hub.host.settings import settings_of
 from hub.web.pages.error_messages import for_person
 from hub.web.pages.i18n import gettext as _
@@ -49,6 +51,8 @@ async def confirm_setup(workspace_id: str) -> Any:
             str(pending["secret"]),
             (await request.form).get("code", ""),
             secret_key=settings_of(current_app).secret_key,
+            address=client_address(),
+            via="web",
         )
     except HubError as error:
         section = await two_factor_section(user, error=for_person(error))
@@ -65,10 +69,14 @@ async def off(workspace_id: str) -> Any:
     assert user is not None
     await frame_for(user, workspace_id)
     try:
+        form = await request.form
         await turn_off(
             user,
-            (await request.form).get("code", ""),
+            code=form.get("code", "").strip() or None,
+            password=form.get("password") or None,
             secret_key=settings_of(current_app).secret_key,
+            address=client_address(),
+            via="web",
         )
     except HubError as error:
         section = await two_factor_section(user, error=for_person(error))

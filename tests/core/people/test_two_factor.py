@@ -22,7 +22,9 @@ async def test_the_secret_is_sealed_and_a_changed_key_leaves_the_recovery_codes(
     user, _ = await make_user("sealed")
     secret = new_secret()
     authenticator = pyotp.TOTP(secret)
-    codes = await confirm(user, secret, authenticator.now(), secret_key=KEY)
+    codes = await confirm(
+        user, secret, authenticator.now(), secret_key=KEY, address=None, via="api"
+    )
 
     rows = await connections.get("default").execute_query_dict(
         "SELECT * FROM user_account WHERE id = $1"

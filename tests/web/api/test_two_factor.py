@@ -30,7 +30,9 @@ async def test_sign_in_asks_for_the_code_after_the_password(app: Quart, sign_up)
     authenticator = pyotp.TOTP(secret)
     assert (await _bad_confirm(user, secret, settings_of(app).secret_key)) == "bad_totp_code"
     first_code = authenticator.now()
-    recovery = await confirm(user, secret, first_code, secret_key=settings_of(app).secret_key)
+    recovery = await confirm(
+        user, secret, first_code, secret_key=settings_of(app).secret_key, address=None, via="api"
+    )
     assert len(recovery) == 10 and len(set(recovery)) == 10
 
     status, body = await _login(app, person.email)
@@ -70,7 +72,7 @@ async def _bad_confirm(user: User, secret: str, secret_key: str) -> str:
 
     wrong = "123456" if pyotp.TOTP(secret).now() != "123456" else "654321"
     try:
-        await confirm(user, secret, wrong, secret_key=secret_key)
+        await confirm(user, secret, wrong, secret_key=secret_key, address=None, via="api")
     except HubError as error:
         return error.code
     return "accepted"

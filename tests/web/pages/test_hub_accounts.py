@@ -4,12 +4,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pyotp
 from quart import Quart
 
 from hub.config import load_settings
 from hub.core.people.accounts import authenticate, create_user
+from hub.core.people.two_factor import confirm, is_on, new_secret
 from hub.core.store.models import User
 from hub.host.app import create_app
+from hub.host.settings import settings_of
 from tests.web.pages.world import SECRET_KEY
 
 
@@ -88,3 +91,36 @@ async def test_on_a_closed_hub_an_invitation_is_joined_by_signing_in_only(
     assert response.status_code == 200
     assert "signup_closed" in html and 'name="password"' not in html
     assert "/login?next=" in html
+
+
+async def test_the_admin_turns_off_two_factor_for_someone_locked_out(app: Quart, browser) -> None:  # type: ignore[no-untyped-def]
+    admin = await browser("Ada")
+    bea = await browser("Bea")
+    page = admin.w("/settings/accounts")
+    off_path = f"{page}/{bea.user_id}/two-factor-off"
+    status, html = await admin.page(page)
+    assert off_path not in html  # nothing to turn off yet
+    refused = await admin.post(off_path, {}, token_from=page)
+    assert refused.status_code == 409
+    assert "totp_already_off" in await refused.get_data(as_text=True)
+
+    secret = new_secret()
+    person = await User.get(id=bea.user_id)
+    await confirm(
+        person,
+        secret,
+        pyotp.TOTP(secret).now(),
+        secret_key=settings_of(app).secret_key,
+        address=None,
+        via="web",
+    )
+    status, html = await admin.page(page)
+    assert off_path in html
+    # Bea's own signed-in browser cannot use the admin's door.
+    denied = await bea.post(off_path, {}, token_from=bea.w("/settings"))
+    assert denied.status_code == 404
+    response = await admin.post(off_path, {}, token_from=page)
+    assert response.status_code == 302
+    assert not is_on(await User.get(id=bea.user_id))
+    status, _html = await bea.page(bea.w("/settings"))
+    assert status == 302  # her sessions ended with it

@@ -66,9 +66,35 @@ async def test_set_up_sign_in_with_a_code_and_turn_off(app: Quart, browser) -> N
     assert (await stranger.post("/login/code", {"code": codes[0]})).status_code == 302
     assert (await stranger.page(settings))[0] == 302
 
+    # Turning it off needs a proof: nothing, or a wrong password, changes nothing.
+    for proof, refusal in (({}, "totp_off_needs_proof"), ({"password": "nope"}, "wrong_password")):
+        kept = await ada.post(ada.w("/settings/two-factor/off"), proof, token_from=settings)
+        assert refusal in await kept.get_data(as_text=True)
+        assert (await User.get(id=ada.user_id)).totp_secret_sealed is not None
     off = await ada.post(ada.w("/settings/two-factor/off"), {"code": codes[1]}, token_from=settings)
     assert off.status_code == 302
     assert (await User.get(id=ada.user_id)).totp_secret_sealed is None
     again = Browser(app.test_client())
     assert (await again.post("/login", {"email": email, "password": PASSWORD})).status_code == 302
     CODE_FAILURES.reset()
+
+
+async def test_the_password_turns_it_off_for_someone_without_their_phone(
+    app: Quart,
+    browser,  # type: ignore[no-untyped-def]
+) -> None:
+    ada = await browser("Ada")
+    settings = ada.w("/settings")
+    await ada.post(ada.w("/settings/two-factor/setup"), {}, token_from=settings)
+    _status, html = await ada.page(settings)
+    shown = re.search(r'<code id="totp-secret">([A-Z2-7 ]+)</code>', html)
+    assert shown is not None
+    code = pyotp.TOTP(shown.group(1).replace(" ", "")).now()
+    await ada.post(ada.w("/settings/two-factor/confirm"), {"code": code}, token_from=settings)
+    assert (await User.get(id=ada.user_id)).totp_secret_sealed is not None
+
+    off = await ada.post(
+        ada.w("/settings/two-factor/off"), {"password": PASSWORD}, token_from=settings
+    )
+    assert off.status_code == 302
+    assert (await User.get(id=ada.user_id)).totp_secret_sealed is None
