@@ -343,10 +343,11 @@ class Task(Model):
         # Every list of tasks is a workspace's, and one workspace can hold tens of thousands:
         # the task list reads newest first in the index's order; the inbox reads a status's
         # tasks of the last days; a task's page reads its children, a conversation's its
-        # tasks. (An index sorted like the list hands over a page of it, not all of it.)
+        # tasks. (An index sorted like the list hands over a page of it, not all of it: the
+        # id, every list's tie-break, ends each one.)
         indexes = (
             ("workspace_id", "created_at", "id"),
-            ("workspace_id", "status", "updated_at"),
+            ("workspace_id", "status", "updated_at", "id"),
             ("workspace_id", "parent_id", "created_at", "id"),
             ("workspace_id", "conversation_id", "created_at", "id"),
         )
@@ -398,7 +399,7 @@ class Interaction(Model):
         # "Waiting for me" reads a workspace's pending cards, oldest first; the policy clock
         # reads due ones; a task's page and a conversation's read their own cards.
         indexes = (
-            ("workspace_id", "status", "created_at"),
+            ("workspace_id", "status", "created_at", "id"),
             ("status", "policy_due_at"),
             ("workspace_id", "task_id", "created_at"),
             ("workspace_id", "conversation_id", "created_at"),

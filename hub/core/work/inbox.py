@@ -33,6 +33,11 @@ from hub.protocol.interactions import Risk
 
 RECENT_WINDOW = timedelta(days=7)
 DEFAULT_LIMIT = 50
+# A section's count is exact up to this, and says "at least" beyond it (``countLimit`` in
+# the answer): a heading needs how many screenfuls, and a week of finished work counted row
+# by row costs what nobody reads. Counted up to the limit, a count costs the same in any
+# workspace.
+COUNT_LIMIT = 1000
 SECTIONS = ("waitingForMe", "needsAttention", "recentlyDone")
 
 # Each section pages in its own order; a section's cursor names the section, so one cannot
@@ -65,7 +70,7 @@ async def inbox(
             hint="Send section= with the cursor taken from nextCursors under that name.",
         )
     now = now or utcnow()
-    sections = await _sections(workspace_id, now - window, now, agent_id)
+    sections = _sections(workspace_id, now - window, now, agent_id)
     wanted = SECTIONS if section is None else (section,)
     start = {name: cursor if name == section else None for name in SECTIONS}
 
@@ -91,21 +96,13 @@ async def inbox(
     attention: Page[Task] = Page([], None)
     if "needsAttention" in wanted:
         order = _ORDERS["needsAttention"]
-        since_cursor = (
-            after(order, start["needsAttention"] or "") if start["needsAttention"] else Q()
+        attention = await _merged_page(
+            [sections.failed, sections.connection_lost], order, limit, start["needsAttention"]
         )
-        merged = [
-            *await sections.failed.filter(since_cursor).order_by(*order.by()).limit(limit + 1),
-            *await sections.connection_lost.filter(since_cursor)
-            .order_by(*order.by())
-            .limit(limit + 1),
-        ]
-        merged.sort(key=lambda t: (t.updated_at, t.id), reverse=True)
-        attention = cut(merged, order, limit)
     finished: Page[Task] = Page([], None)
     if "recentlyDone" in wanted:
-        finished = await page(
-            sections.done, _ORDERS["recentlyDone"], limit=limit, cursor=start["recentlyDone"]
+        finished = await _merged_page(
+            sections.done, _ORDERS["recentlyDone"], limit, start["recentlyDone"]
         )
 
     related = await _tasks_by_id(workspace_id, [c.task_id for c in cards.items if c.task_id])
@@ -156,6 +153,7 @@ async def inbox(
     }
     answer: dict[str, Any] = {
         "counts": await sections.counts(waiting=cards_count),
+        "countLimit": COUNT_LIMIT,
         **{name: items[name] for name in wanted},
     }
     if section is None:
@@ -168,10 +166,14 @@ async def inbox(
 async def inbox_counts(
     workspace_id: str, *, window: timedelta = RECENT_WINDOW, now: datetime | None = None
 ) -> dict[str, int]:
-    """The inbox's counts alone, as every page's frame shows them: a few counts, none of the
-    sections' rows."""
+    """The inbox's counts alone: a few counts, none of the sections' rows."""
     now = now or utcnow()
-    return await (await _sections(workspace_id, now - window, now, None)).counts()
+    return await _sections(workspace_id, now - window, now, None).counts()
+
+
+async def waiting_count(workspace_id: str) -> int:
+    """The cards waiting for a person, up to ``COUNT_LIMIT``: the badge of every page."""
+    return await _count_up_to_limit(_sections_now(workspace_id).open_cards)
 
 
 @dataclass(frozen=True)
@@ -181,21 +183,47 @@ class _Sections:
     open_cards: QuerySet[Interaction]
     failed: QuerySet[Task]
     connection_lost: QuerySet[Task]
-    done: QuerySet[Task]
+    # One query per status: an index on (status, updated_at, id) reads each newest first,
+    # where one query for both statuses would have to sort them all.
+    done: list[QuerySet[Task]]
 
     async def counts(self, *, waiting: int | None = None) -> dict[str, int]:
         """``waiting``: the open cards counted already (narrowed to a risk, they are)."""
-        lost = await self.connection_lost.count()
+
+        async def up_to_limit(sets: list[QuerySet[Task]]) -> int:
+            return min(COUNT_LIMIT, sum([await _count_up_to_limit(rows) for rows in sets]))
+
         return {
-            "waitingForMe": await self.open_cards.count() if waiting is None else waiting,
-            "needsAttention": await self.failed.count() + lost,
-            "recentlyDone": await self.done.count(),
+            "waitingForMe": await _count_up_to_limit(self.open_cards)
+            if waiting is None
+            else min(waiting, COUNT_LIMIT),
+            "needsAttention": await up_to_limit([self.failed, self.connection_lost]),
+            "recentlyDone": await up_to_limit(self.done),
         }
 
 
-async def _sections(
-    workspace_id: str, since: datetime, now: datetime, agent_id: str | None
-) -> _Sections:
+async def _count_up_to_limit(rows: QuerySet[Any]) -> int:
+    """``rows.count()``, counting no further than ``COUNT_LIMIT`` rows."""
+    first = rows.limit(COUNT_LIMIT).values("id")
+    return int(await rows.model.filter(id__in=Subquery(first)).count())
+
+
+async def _merged_page(
+    parts: list[QuerySet[Task]], order: Order, limit: int, cursor: str | None
+) -> Page[Task]:
+    """One page of a section made of ``parts`` (newest first): each part's page read in its
+    index's order, then merged."""
+    since_cursor = after(order, cursor) if cursor else Q()
+    merged = [
+        task
+        for rows in parts
+        for task in await rows.filter(since_cursor).order_by(*order.by()).limit(limit + 1)
+    ]
+    merged.sort(key=lambda t: (t.updated_at, t.id), reverse=True)
+    return cut(merged, order, limit)
+
+
+def _sections(workspace_id: str, since: datetime, now: datetime, agent_id: str | None) -> _Sections:
     of_agent = {"agent_id": agent_id} if agent_id else {}
     of_target = {"target_agent_id": agent_id} if agent_id else {}
     # A subquery, not the ids: a fleet of two thousand idle agents is mostly offline, and
@@ -223,14 +251,22 @@ async def _sections(
             status=TaskStatus.RUNNING.value,
             target_agent_id__in=Subquery(offline),
         ),
-        done=Task.filter(
-            workspace_id=workspace_id,
-            parent_id=None,
-            status__in=[TaskStatus.SUCCEEDED.value, TaskStatus.CANCELLED.value],
-            updated_at__gte=since,
-            **of_target,
-        ),
+        done=[
+            Task.filter(
+                workspace_id=workspace_id,
+                parent_id=None,
+                status=status.value,
+                updated_at__gte=since,
+                **of_target,
+            )
+            for status in (TaskStatus.SUCCEEDED, TaskStatus.CANCELLED)
+        ],
     )
+
+
+def _sections_now(workspace_id: str) -> _Sections:
+    now = utcnow()
+    return _sections(workspace_id, now - RECENT_WINDOW, now, None)
 
 
 def _risk_of(card: Interaction) -> Risk | None:

@@ -19,6 +19,7 @@ from babel import Locale
 from babel.dates import format_date, format_datetime, format_time, format_timedelta
 from quart import Quart, g, request, session
 
+from hub.core.work import inbox
 from hub.i18n import DEFAULT_LANGUAGE, duration, install_gettext, use_language
 from hub.i18n import gettext as gettext  # the pages' ``_``
 
@@ -121,6 +122,12 @@ def iso_time(value: datetime | str | None) -> str:
     return value.astimezone(UTC).isoformat().replace("+00:00", "Z")
 
 
+def count_text(value: int) -> str:
+    """A count as a badge or a heading shows it: "1000+" once it reaches the inbox's
+    counting limit (``hub.core.work.inbox.COUNT_LIMIT``), where counting stopped."""
+    return f"{inbox.COUNT_LIMIT}+" if value >= inbox.COUNT_LIMIT else str(value)
+
+
 def init_app(app: Quart) -> None:
     install_gettext(app.jinja_env)
     app.jinja_env.filters["localtime"] = local_time
@@ -128,6 +135,7 @@ def init_app(app: Quart) -> None:
     app.jinja_env.filters["localclock"] = local_clock
     app.jinja_env.filters["relative"] = relative_time
     app.jinja_env.filters["duration"] = duration
+    app.jinja_env.filters["count"] = count_text
 
     @app.before_request
     async def _choose_language() -> None:

@@ -34,7 +34,9 @@ async def card_views(workspace_id: str, interactions: Iterable[Interaction]) -> 
     statuses = [policy_status(i) for i in interactions if i.policy]
     named = [f"user:{u}" for s in statuses if s for u in s.people]  # approvers and voters
     names = await workspace_names(
-        workspace_id, [*(i.responded_by for i in interactions if i.responded_by), *named]
+        workspace_id,
+        [*(i.responded_by for i in interactions if i.responded_by), *named],
+        agent_ids=(i.agent_id for i in interactions if i.agent_id),
     )
     asking = {i.agent_id for i in interactions if i.agent_id}
     away = set(

@@ -49,9 +49,14 @@ class Names:
         return ", ".join(self.person(u) for u in user_ids)
 
 
-async def workspace_names(workspace_id: str, actors: Iterable[str] = ()) -> Names:
-    """The members and agents of the workspace, and the people among ``actors`` who are
-    not members any more: their answers stay in the log, and so does who gave them."""
+async def workspace_names(
+    workspace_id: str, actors: Iterable[str] = (), *, agent_ids: Iterable[str] = ()
+) -> Names:
+    """The members of the workspace, the people among ``actors`` who are not members any
+    more (their answers stay in the log, and so does who gave them), and the agents among
+    ``actors`` and ``agent_ids``: only those, as a fleet of thousands is not read to name
+    the two a page shows."""
+    actors = list(actors)
     members = await Membership.filter(workspace_id=workspace_id).values_list("user_id", flat=True)
     user_ids = {str(u) for u in members}
     user_ids |= {a.partition(":")[2] for a in actors if a.startswith("user:")}
@@ -60,7 +65,13 @@ async def workspace_names(workspace_id: str, actors: Iterable[str] = ()) -> Name
         if user_ids
         else []
     )
-    agents = await Agent.filter(workspace_id=workspace_id).values_list("id", "name")
+    wanted = {str(a) for a in agent_ids if a}
+    wanted |= {a.partition(":")[2] for a in actors if a.startswith("agent:")}
+    agents = (
+        await Agent.filter(workspace_id=workspace_id, id__in=list(wanted)).values_list("id", "name")
+        if wanted
+        else []
+    )
     return Names(
         people={str(i): str(n) for i, n in people},
         agents={str(i): str(n) for i, n in agents},

@@ -132,8 +132,10 @@ async def context_for(
         else []
     )
     actors = {str(e.get("actor", "")) for e in envelopes}
+    # The agents the lines name beside their actors: a task's target, a paired agent's.
+    named_agents = {str(p[k]) for p in payloads for k in ("targetAgentId", "agentId") if p.get(k)}
     return Context(
-        names=await workspace_names(workspace_id, actors),
+        names=await workspace_names(workspace_id, actors, agent_ids=named_agents),
         cards={str(i): dict(p or {}) for i, p in cards},
         tasks={str(i): str(t) for i, t in tasks},
         subject=subject,

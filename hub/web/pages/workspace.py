@@ -1,8 +1,9 @@
 """The workspace a page is about, and what the page's frame shows of it.
 
 Every page below ``/w/<workspace_id>/`` checks membership first (another workspace's id
-answers "not found", as the API does). The frame — sidebar, top bar — shows the inbox
-count and how many agents are online on every page, including on a phone where the
+answers "not found", as the API does). The frame — sidebar, top bar — shows how many cards
+wait (the inbox's first count alone: a page is not charged for the others) and how many
+agents are online on every page, including on a phone where the
 sidebar is folded away (spec §8.1).
 """
 
@@ -18,14 +19,14 @@ from hub.core.log.events import last_sequence
 from hub.core.notify.preferences import EVENTS, wants
 from hub.core.people.accounts import require_membership, workspaces_of
 from hub.core.store.models import Role, User, Workspace
-from hub.core.work.inbox import inbox_counts
+from hub.core.work.inbox import waiting_count
 from hub.protocol.interactions import Risk
 
 
 @dataclass(frozen=True, slots=True)
 class Frame:
     workspace: Workspace
-    counts: dict[str, int]
+    waiting: int  # cards waiting for a person, up to COUNT_LIMIT
     agents_online: int
     agents_total: int
     sequence: int
@@ -43,7 +44,7 @@ class Frame:
             "workspace": self.workspace,
             "role": self.role.value,
             "may_answer": self.may_answer,
-            "counts": self.counts,
+            "waiting": self.waiting,
             "agents_online": self.agents_online,
             "agents_total": self.agents_total,
             "sequence": self.sequence,
@@ -92,11 +93,13 @@ async def frame_for(
     workspace = await Workspace.get(id=membership.workspace_id)
     # The sequence first: live updates start after it, so nothing between is missed.
     sequence = await last_sequence(workspace.id)
-    counts = inbox_view["counts"] if inbox_view else await inbox_counts(workspace.id)
+    waiting = (
+        inbox_view["counts"]["waitingForMe"] if inbox_view else await waiting_count(workspace.id)
+    )
     online, total = await presence_counts(workspace.id)
     return Frame(
         workspace=workspace,
-        counts=counts,
+        waiting=waiting,
         agents_online=online,
         agents_total=total,
         sequence=sequence,

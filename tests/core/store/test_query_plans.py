@@ -61,6 +61,8 @@ HOT = (
     Hot("a task's children", "task", ('"parent_id"=?',), "parent_id", ordered=True),
     Hot("the children of the tasks listed", "task", ('"parent_id" IN',), "parent_id"),
     Hot("the inbox's failed and done tasks", "task", ('"updated_at">=?',), "updated_at"),
+    Hot("a page of them", "task", ('"updated_at">=?', 'ORDER BY "updated_at" DESC'), ordered=True),
+    Hot("the cards waiting", "interaction", ('"status"=?', 'ORDER BY "created_at"'), ordered=True),
     Hot("a task's timeline", "event", ('"task_id" IN',), "task_id"),
     Hot("the audit trail", "event", ('"type" IN',), "sequence"),
     Hot("a task's artifacts", "artifact", ('"task_id"=?',), "task_id"),

@@ -4,8 +4,11 @@ from __future__ import annotations
 
 from datetime import timedelta
 
+import pytest
+
 from hub.core.store.models import AgentStatus, Workspace
-from hub.core.work.inbox import inbox, inbox_counts
+from hub.core.work import inbox as inbox_module
+from hub.core.work.inbox import inbox, inbox_counts, waiting_count
 from hub.core.work.interactions import respond_to_interaction
 from hub.core.work.tasks import create_task
 from hub.protocol.clock import utcnow
@@ -66,8 +69,9 @@ async def test_each_section_holds_what_it_should(make_user) -> None:  # type: ig
 
     box = await inbox(workspace.id)
     assert box["counts"] == {"waitingForMe": 2, "needsAttention": 2, "recentlyDone": 1}
-    # What every page's frame shows, counted without reading the sections.
+    # The counts alone, without reading the sections; the badge of every page.
     assert await inbox_counts(workspace.id) == box["counts"]
+    assert await waiting_count(workspace.id) == 2
     first, second = box["waitingForMe"]
     assert [first["interaction"]["id"], second["interaction"]["id"]] == [first_card, second_card]
     assert first["task"]["id"] == waiting and first["task"]["status"] == "waiting_for_human"
@@ -100,6 +104,29 @@ async def test_limits_bound_the_lists_not_the_counts(workspace: Workspace) -> No
         await agent_asks(agent, task.id, title=f"question {n}")
     box = await inbox(workspace.id, limit=2)
     assert box["counts"]["waitingForMe"] == 4 and len(box["waitingForMe"]) == 2
+
+
+async def test_counts_stop_at_the_limit_and_say_so(
+    workspace: Workspace, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(inbox_module, "COUNT_LIMIT", 3)
+    agent = await make_agent(workspace)
+    for n in range(4):
+        task = await create_task(workspace.id, f"job {n}", by=ME, target_agent_id=agent.id)
+        await agent_reports(agent, "task.accepted", {"taskId": task.id})
+        await agent_asks(agent, task.id, title=f"question {n}")
+        status = "succeeded" if n % 2 else "cancelled"
+        done = await create_task(workspace.id, f"done {n}", by=ME, target_agent_id=agent.id)
+        await agent_reports(agent, "task.accepted", {"taskId": done.id})
+        await agent_reports(agent, "task.status_changed", {"taskId": done.id, "status": status})
+    box = await inbox(workspace.id, limit=10)
+    assert box["countLimit"] == 3
+    assert box["counts"] == {"waitingForMe": 3, "needsAttention": 0, "recentlyDone": 3}
+    assert await waiting_count(workspace.id) == 3
+    # The lists are not cut by the count: both statuses merged, newest first.
+    finished = [item["task"]["title"] for item in box["recentlyDone"]]
+    assert finished == ["done 3", "done 2", "done 1", "done 0"]
+    assert len(box["waitingForMe"]) == 4
 
 
 async def test_narrowed_to_one_agent_and_one_risk(workspace: Workspace) -> None:
