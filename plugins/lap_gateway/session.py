@@ -49,7 +49,8 @@ from hub.core.errors import Conflict, HubError, InvalidInput, Unauthorized
 from hub.core.ids import new_id
 from hub.core.log.bus import BusClosing, EventBus
 from hub.core.log.epochs import resume
-from hub.core.store.models import Agent, Workspace
+from hub.core.log.events import current_workspace
+from hub.core.store.models import Agent
 from hub.core.store.storage_faults import refused_value, storage_fault
 from hub.host.lifecycle import SERVICE_RESTART
 from hub.protocol.base import WireModel
@@ -373,7 +374,7 @@ class AgentSession:
 
         The position is checked before the welcome is written: an agent ahead of the log in
         its epoch starts a new one (``hub.core.log.epochs``), and the welcome names it."""
-        workspace = await Workspace.get(id=agent.workspace_id)
+        workspace = await current_workspace(agent.workspace_id)
         position = await resume(
             workspace, hello.epoch, hello.last_sequence or 0, client=f"agent {agent.id}"
         )

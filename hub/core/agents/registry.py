@@ -14,7 +14,8 @@ code cannot be found by guessing.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import copy
+from collections.abc import Hashable, Iterable
 from datetime import UTC, datetime
 from typing import Any
 
@@ -30,6 +31,7 @@ from hub.core.agents.presence import connection_lost, iso
 from hub.core.errors import Conflict, Gone, InvalidInput, NotFound, Unauthorized
 from hub.core.ids import new_id
 from hub.core.log.events import append_event
+from hub.core.log.group_commit import GroupCommit, Request
 from hub.core.people.credentials import hash_pairing_code, hash_token, new_token
 from hub.core.people.ratelimit import FailureLimiter
 from hub.core.store.models import Agent, AgentStatus, PairingCode
@@ -108,9 +110,22 @@ async def redeem_pairing_code(
     return await Agent.get(id=agent_id), credential
 
 
+async def _agents_by_credential(_key: Hashable, batch: list[Request[str]]) -> None:
+    hashes = {request.work for request in batch}
+    found = {a.credential_hash: a for a in await Agent.filter(credential_hash__in=hashes)}
+    for request in batch:
+        agent = found.get(request.work)
+        request.settle(copy.copy(agent) if agent is not None else None)
+
+
+# Sockets opened at once (a fleet back after a network blip) look their agents up in one
+# query, not one each.
+_CREDENTIAL_LOOKUPS: GroupCommit[str] = GroupCommit(_agents_by_credential, max_batch=500)
+
+
 async def agent_for_credential(credential: str) -> Agent:
     """The agent a credential belongs to; ``Unauthorized`` if it is unknown or revoked."""
-    agent = await Agent.filter(credential_hash=hash_token(credential)).first()
+    agent: Agent | None = await _CREDENTIAL_LOOKUPS.submit(None, hash_token(credential))
     if agent is None:
         raise Unauthorized(
             "This agent credential is unknown.",

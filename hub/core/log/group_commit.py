@@ -15,6 +15,11 @@ goes before every other waiting one: it waits for the batch being written, never
 queue behind it. One source's requests keep their order; requests of different sources were
 concurrent anyway, so any order between them is one that could have happened.
 
+Reads batch the same way where many callers ask at once for rows of one shape (a storm of
+hellos, each looking up its agent and its workspace): the "write" is then one query for
+the whole batch, run after every request in it was made, so none reads older rows than it
+would have alone.
+
 ``write`` must settle every request's future (result or exception) and return only after
 the batch is durable, so no caller learns of success early. A caller that is cancelled
 before its batch starts is dropped from it; one cancelled later gets no answer, but its

@@ -15,7 +15,7 @@ from typing import Any
 from hub.core.agents.registry import presence_counts
 from hub.core.approvals.permissions import ANSWERING_ROLES
 from hub.core.errors import Forbidden
-from hub.core.log.events import last_sequence
+from hub.core.log.events import current_workspace
 from hub.core.notify.preferences import EVENTS, wants
 from hub.core.people.accounts import require_membership, workspaces_of
 from hub.core.store.models import Role, User, Workspace
@@ -90,9 +90,10 @@ async def frame_for(
             code="read_only_member",
             hint="Ask an owner of the workspace to make you a member.",
         )
-    workspace = await Workspace.get(id=membership.workspace_id)
-    # The sequence first: live updates start after it, so nothing between is missed.
-    sequence = await last_sequence(workspace.id)
+    # Read before what the page shows: live updates start after its sequence, so nothing
+    # between is missed.
+    workspace = await current_workspace(membership.workspace_id)
+    sequence = int(workspace.last_sequence)
     waiting = (
         inbox_view["counts"]["waitingForMe"] if inbox_view else await waiting_count(workspace.id)
     )
