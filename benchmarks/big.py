@@ -22,6 +22,7 @@ import argparse
 import asyncio
 import json
 import math
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -30,8 +31,9 @@ from typing import Any
 import httpx
 
 from benchmarks.databases import on_a_fresh_database
-from benchmarks.run import Worker, rss_kib
+from benchmarks.run import Worker, rss_kib, wait_for_port
 from benchmarks.stats import ratio, summary
+from hub.testing import free_port
 
 AGENTS = 10
 SAMPLES = 30
@@ -165,7 +167,31 @@ async def _grow(
     return {"tasks": per_agent * AGENTS, "events_per_s": result["sent"] / result["seconds"]}
 
 
+async def _storm_floor(agents: int, scratch: Path) -> float:
+    """The same storm on the bare echo server (``benchmarks.floor``): what the client, the
+    kernel and a minimal server cost this machine with no hub in the way."""
+    port = free_port()
+    echo = subprocess.Popen([sys.executable, "-m", "benchmarks.floor", "serve", str(port)])
+    try:
+        await wait_for_port(port)
+        floor = Worker(
+            "storm",
+            {
+                "url": f"ws://127.0.0.1:{port}/",
+                "credentials": [""] * agents,
+                "hold_seconds": 1,
+                "floor": True,
+            },
+            scratch,
+        )
+        return float(floor.result(timeout=600)["welcomed_s"])
+    finally:
+        echo.terminate()
+        echo.wait(10)
+
+
 async def _storm(hub_pid: int, url: str, seed: dict[str, Any], scratch: Path) -> dict[str, Any]:
+    floor_s = await _storm_floor(len(seed["idle"]), scratch)
     before = rss_kib(hub_pid)
     storm = Worker("storm", {"url": url, "credentials": seed["idle"], "hold_seconds": 3}, scratch)
     storm.wait_ready(timeout=600)
@@ -176,6 +202,7 @@ async def _storm(hub_pid: int, url: str, seed: dict[str, Any], scratch: Path) ->
     return {
         "agents": len(seed["idle"]),
         "welcomed_s": result["welcomed_s"],
+        "floor_s": floor_s,
         "refused": result["refused"],
         "rss_mib": {"before": before / 1024, "peak": peak / 1024, "after": after / 1024},
     }
@@ -279,7 +306,9 @@ def verdicts(runs: list[dict[str, Any]]) -> str:
             f"- {run['backend']} at {int(big):,} tasks: "
             + (f"**{len(missed)} not met**: " + "; ".join(missed) if missed else "every page met")
             + f". Storm of {storm['agents']:,}: welcomed in {storm['welcomed_s']:.1f} s "
-            f"(target ≤ {STORM_TARGET_S:.0f} s), memory {rss['before']:.0f} → "
+            f"(target ≤ {STORM_TARGET_S:.0f} s; {storm['floor_s']:.1f} s on the bare echo "
+            f"server, {ratio(storm['welcomed_s'], storm['floor_s']):.1f}× that), memory "
+            f"{rss['before']:.0f} → "
             f"{rss['peak']:.0f} → {rss['after']:.0f} MiB."
         )
     return "\n".join(lines)

@@ -345,7 +345,18 @@ async def idle(args: dict[str, Any]) -> dict[str, Any]:
     return {"connections": len(connected)}
 
 
+async def _echoed_socket(url: str) -> Any:
+    """The floor's hello: the same handshake and frame, on the bare echo server
+    (``benchmarks.floor``), answered by its echo."""
+    socket = await websockets.connect(url, max_size=None, **OPTIONS)
+    await socket.send(_envelope("agent.hello", HELLO))
+    await socket.recv()
+    return socket
+
+
 async def storm(args: dict[str, Any]) -> dict[str, Any]:
+    """Every credential's socket at once, until each is welcomed; with ``floor``, as many
+    sockets on the bare echo server instead (the same client work, no hub)."""
     # As many handshakes in flight as the hub's listen backlog takes: more would measure
     # the kernel's SYN retries, not the hub.
     gate = asyncio.Semaphore(args.get("at_once", 100))
@@ -355,6 +366,8 @@ async def storm(args: dict[str, Any]) -> dict[str, Any]:
         nonlocal refused
         async with gate:
             try:
+                if args.get("floor"):
+                    return await _echoed_socket(args["url"])
                 return (await _agent_socket(args["url"], credential))[0]
             except (OSError, RuntimeError, websockets.WebSocketException):
                 refused += 1

@@ -201,7 +201,7 @@ async def _cards_to_answer(seed: dict[str, Any], count: int) -> list[str]:
     return cards
 
 
-async def _wait_for_port(port: int) -> None:
+async def wait_for_port(port: int) -> None:
     """Until a server accepts on ``port``: a loaded machine starts it slower than a guess."""
     async with asyncio.timeout(60):
         while True:
@@ -255,7 +255,7 @@ async def measure(
     )
     workers: list[Worker] = []
     try:
-        await _wait_for_port(echo_port)
+        await wait_for_port(echo_port)
         echo_url = f"ws://127.0.0.1:{echo_port}/"
         if "latency" in phases or "ingest" in phases:
             _say(f"{backend}: floor")

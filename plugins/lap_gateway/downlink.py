@@ -34,7 +34,7 @@ from pydantic import ValidationError
 from hub.core.errors import HubError
 from hub.core.log.bus import EventBus, SubscriberDropped, Subscription
 from hub.core.log.envelopes import to_envelope
-from hub.core.log.events import events_after
+from hub.core.log.events import downlink_after
 from hub.core.store.models import Agent, AgentStatus, Event
 from hub.core.work.deliveries import record_delivery
 from hub.protocol.lap import DOWNLINK_PAYLOADS, DOWNLINK_TYPE_OF_EVENT
@@ -143,11 +143,8 @@ class AgentDownlink:
 
     async def _send_from_log(self) -> None:
         while True:
-            page = await events_after(
-                self.workspace_id,
-                self.last_sent,
-                limit=PAGE_SIZE,
-                recipient_agent_id=self.agent_id,
+            page = await downlink_after(
+                self.workspace_id, self.agent_id, self.last_sent, limit=PAGE_SIZE
             )
             for event in page:
                 if event.type == "agent.connected":  # the hub's own, never a frame

@@ -408,6 +408,52 @@ LOG_WRITES: GroupCommit[_Append] = GroupCommit(_write_batch)
 """Every append goes through here; its counters tell how much commits are shared."""
 
 
+# At most this many rows are read for a batch of agents' replays together; past it, each
+# agent reads its own page (a batch behind by days must not read everyone's history).
+SHARED_REPLAY_ROWS = 1000
+
+
+async def _read_downlinks(
+    workspace_id: Hashable, batch: list[Request[tuple[str, int, int]]]
+) -> None:
+    """The downlink events after each (agent, sequence) of ``batch``, at most ``limit``
+    each: one query for the batch when it finds few enough, which a fleet reconnecting at
+    its positions does (little or nothing is waiting); else one query each."""
+    floor = min(sequence for _agent, sequence, _limit in (r.work for r in batch))
+    agents = {agent for agent, _sequence, _limit in (r.work for r in batch)}
+    # No order: with one, the database would read every row of the batch to sort them;
+    # without, it stops at the limit, and a full answer is sorted here.
+    rows = await Event.filter(
+        workspace_id=workspace_id, recipient_agent_id__in=agents, sequence__gt=floor
+    ).limit(SHARED_REPLAY_ROWS + 1)
+    shared = len(rows) <= SHARED_REPLAY_ROWS
+    rows.sort(key=lambda event: event.sequence)
+    for request in batch:
+        agent, sequence, limit = request.work
+        if shared:
+            mine = [e for e in rows if e.recipient_agent_id == agent and e.sequence > sequence]
+            request.settle(mine[:limit])
+        else:
+            request.settle(
+                await events_after(
+                    str(workspace_id), sequence, limit=limit, recipient_agent_id=agent
+                )
+            )
+
+
+_DOWNLINK_READS: GroupCommit[tuple[str, int, int]] = GroupCommit(_read_downlinks, max_batch=500)
+
+
+async def downlink_after(
+    workspace_id: str, agent_id: str, sequence: int, *, limit: int = 1000
+) -> list[Event]:
+    """``events_after`` for one agent's downlink, read together with the other agents'
+    replays that start at the same moment (a storm of hellos): the same page, in fewer
+    queries."""
+    events: list[Event] = await _DOWNLINK_READS.submit(workspace_id, (agent_id, sequence, limit))
+    return events
+
+
 async def events_after(
     workspace_id: str,
     sequence: int,
@@ -501,6 +547,7 @@ __all__ = [
     "Projection",
     "append_event",
     "current_workspace",
+    "downlink_after",
     "events_after",
     "last_sequence",
     "queue_append",
