@@ -121,7 +121,13 @@ def due_at(
 async def wants(user_id: str, surface: str, event: str, risk: Risk | str | None = None) -> bool:
     """Whether ``user_id`` wants ``event`` notifications on ``surface`` right now, for a
     card of ``risk`` (see ``due_at``: quiet hours and "only high risk" count)."""
-    settings = await settings_for(user_id)
+    return wanted(await settings_for(user_id), surface, event, risk)
+
+
+def wanted(
+    settings: NotificationSettings, surface: str, event: str, risk: Risk | str | None = None
+) -> bool:
+    """``wants``, for settings already read (a page asks of several events at once)."""
     now = datetime.now(UTC)
     return enabled(settings, surface, event) and due_at(settings, event, risk, now) == now
 

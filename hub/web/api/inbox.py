@@ -32,7 +32,8 @@ class InboxQuery(PageQuery):
 @query_args(InboxQuery)
 async def workspace_inbox(ws: str, query: InboxQuery) -> dict[str, Any]:
     """The counts and each section's first page, with ``nextCursors`` by section; ask for
-    the next page of one with ``section`` and its cursor."""
+    the next page of one with ``section`` and its cursor. A count stops at ``countLimit``
+    (1,000): a count equal to it means at least that many."""
     await member_of(ws)
     return await inbox(
         ws,

@@ -16,7 +16,7 @@ from hub.core.agents.registry import presence_counts
 from hub.core.approvals.permissions import ANSWERING_ROLES
 from hub.core.errors import Forbidden
 from hub.core.log.events import current_workspace
-from hub.core.notify.preferences import EVENTS, wants
+from hub.core.notify.preferences import EVENTS, settings_for, wanted
 from hub.core.people.accounts import require_membership, workspaces_of
 from hub.core.store.models import Role, User, Workspace
 from hub.core.work.inbox import waiting_count
@@ -66,11 +66,12 @@ async def browser_notifications(user_id: str) -> list[str]:
     """What this browser may tell the person right now, for ``body[data-notify]``: an event
     ("waiting", "failed") for news of any risk, "waiting:high" when only a high-risk card
     would be shown (they want high risk only, or their quiet hours let it through)."""
+    settings = await settings_for(user_id)
     shown = []
     for event in EVENTS:
-        if await wants(user_id, "web", event):
+        if wanted(settings, "web", event):
             shown.append(event)
-        elif event == "waiting" and await wants(user_id, "web", event, Risk.HIGH):
+        elif event == "waiting" and wanted(settings, "web", event, Risk.HIGH):
             shown.append(f"{event}:high")
     return shown
 
