@@ -26,6 +26,9 @@ from hub.web.pages.session import current_user, login_required
 from hub.web.pages.workspace import frame_for, workspace_of
 
 blueprint = Blueprint("inbox", __name__)
+# Rows per section: three sections of 25 fill a screen or two of compact rows; "Show
+# more" pages a section on (the API's first pages hold 50).
+SECTION_PAGE = 25
 
 
 @dataclass(frozen=True, slots=True)
@@ -100,6 +103,7 @@ async def show(workspace_id: str) -> Any:
     try:
         view = await inbox(
             workspace.id,
+            limit=SECTION_PAGE,
             agent_id=filters.agent,
             risk=filters.risk,
             section=filters.section,
@@ -107,7 +111,9 @@ async def show(workspace_id: str) -> Any:
         )
     except BadCursor:  # a link cut short: the whole inbox, as hub.web.pages.paging says
         filters = replace(filters, section=None, cursor=None)
-        view = await inbox(workspace.id, agent_id=filters.agent, risk=filters.risk)
+        view = await inbox(
+            workspace.id, limit=SECTION_PAGE, agent_id=filters.agent, risk=filters.risk
+        )
     more = {filters.section: view["nextCursor"]} if filters.section else view["nextCursors"]
     # The badges count everything waiting, whatever the list is narrowed to.
     frame = await frame_for(user, workspace.id, inbox_view=None if filters.active else view)
