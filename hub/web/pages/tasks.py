@@ -41,7 +41,8 @@ blueprint = Blueprint("tasks", __name__)
 # The tabs of spec §6, each a status filter the core understands (``statuses_for``).
 VIEWS = ("all", "active", "waiting_for_me", "done")
 TERMINAL = frozenset(s.value for s in TERMINAL_STATUSES)
-PAGE_SIZE = 100
+# Top-level tasks a page lists (each with its children folded in): a screenful or two.
+PAGE_SIZE = 50
 
 
 async def task_panel(workspace_id: str, task_id: str) -> dict[str, Any]:
