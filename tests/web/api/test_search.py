@@ -9,6 +9,7 @@ import pytest
 
 from hub.core.ids import new_id
 from hub.core.log.events import append_event
+from hub.core.work import search as searching
 from tests.web.api.conftest import Person
 from tests.web.api.test_work import agent_in
 
@@ -91,7 +92,10 @@ async def test_the_better_match_comes_first(sign_up) -> None:  # type: ignore[no
     assert [item["id"] for item in found["items"]] == [about_it["id"], in_passing["id"]]
 
 
-async def test_pages_walk_every_hit_once(sign_up) -> None:  # type: ignore[no-untyped-def]
+# The whole list ranked, and only its newest four: the rest on the pages after them.
+@pytest.mark.parametrize("ranked", [searching.RANKED, 4])
+async def test_pages_walk_every_hit_once(sign_up, monkeypatch, ranked: int) -> None:  # type: ignore[no-untyped-def]
+    monkeypatch.setattr(searching, "RANKED", ranked)
     me: Person = await sign_up()
     agent = await agent_in(me)
     made = set()
@@ -100,6 +104,11 @@ async def test_pages_walk_every_hit_once(sign_up) -> None:  # type: ignore[no-un
             "/tasks", {"title": f"Invoice batch {n} " + "invoice " * n, "targetAgentId": agent.id}
         )
         made.add(task["id"])
+    # Another workspace's invoices, newer than all of mine, are none of my pages' hits.
+    stranger: Person = await sign_up("stranger")
+    their_agent = await agent_in(stranger)
+    for n in range(5):
+        await stranger.post("/tasks", {"title": f"Invoice {n}", "targetAgentId": their_agent.id})
     seen: list[str] = []
     cursor = ""
     while True:
