@@ -74,7 +74,7 @@ async def test_a_search_reads_its_index_first_whatever_the_statistics(
     await _statistics_of_a_small_workspace(workspace)
     await _grow(workspace, 3 * MIN_NEW_ROWS)
     assert not _reads_the_index_first(await _plan(UNORDERED, ['"migrate"*', workspace.id]))
-    words = ['"migrate"*', workspace.id, 1.0, workspace.id, "%migrate%", 51]
+    words = ['"migrate"*', workspace.id, 1.0, search_module.RANKED, "%migrate%", 51]
     searched = await _plan(search_module._SQLITE.format(after=""), words)
     assert _reads_the_index_first(searched), searched
 
