@@ -163,17 +163,10 @@ async def inbox(
     return answer
 
 
-async def inbox_counts(
-    workspace_id: str, *, window: timedelta = RECENT_WINDOW, now: datetime | None = None
-) -> dict[str, int]:
-    """The inbox's counts alone: a few counts, none of the sections' rows."""
-    now = now or utcnow()
-    return await _sections(workspace_id, now - window, now, None).counts()
-
-
 async def waiting_count(workspace_id: str) -> int:
     """The cards waiting for a person, up to ``COUNT_LIMIT``: the badge of every page."""
-    return await _count_up_to_limit(_sections_now(workspace_id).open_cards)
+    now = utcnow()
+    return await _count_up_to_limit(_sections(workspace_id, now, now, None).open_cards)
 
 
 @dataclass(frozen=True)
@@ -262,11 +255,6 @@ def _sections(workspace_id: str, since: datetime, now: datetime, agent_id: str |
             for status in (TaskStatus.SUCCEEDED, TaskStatus.CANCELLED)
         ],
     )
-
-
-def _sections_now(workspace_id: str) -> _Sections:
-    now = utcnow()
-    return _sections(workspace_id, now - RECENT_WINDOW, now, None)
 
 
 def _risk_of(card: Interaction) -> Risk | None:
