@@ -42,6 +42,7 @@ class SmtpPeer:
         self.port = free_port()
         self.delay_s = delay_s
         self.messages: list[EmailMessage] = []
+        self.sessions_cut = 0
         self._lock = threading.Lock()
         self._controller: Controller | None = None
 
@@ -64,6 +65,7 @@ class SmtpPeer:
     def stop(self) -> None:
         if self._controller is not None:
             self._controller.stop()
+            self.sessions_cut += self._controller.cut
             self._controller = None
 
     def to(self, address: str) -> list[EmailMessage]:
@@ -81,6 +83,7 @@ class _ClosingController(Controller):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self._sessions: weakref.WeakSet[SMTP] = weakref.WeakSet()
+        self.cut = 0  # sessions aborted by stop: each may lose one "250" the client waits for
 
     def factory(self) -> SMTP:
         session = super().factory()
@@ -92,6 +95,7 @@ class _ClosingController(Controller):
             for session in list(self._sessions):
                 if session.transport is not None:
                     session.transport.abort()
+                    self.cut += 1
             await asyncio.sleep(0)  # lets each transport's connection_lost close its socket
 
         if self._thread is not None:

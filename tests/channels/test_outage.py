@@ -48,14 +48,22 @@ async def test_every_notification_is_delivered_once_after_an_outage(
         retries = sum(await Notification.all().values_list("attempts", flat=True)) - 2 * CARDS
         rows = await Notification.all().values_list("status", flat=True)
 
-    mails = Counter(str(m["Subject"]).split(": ", 1)[1] for m in smtp.messages)
+    # SMTP cannot promise exactly once: a cut between the server storing a mail and the
+    # hub reading its "250" leaves the hub to send it again. What it can promise is that
+    # the repeat is the same mail, by Message-ID, which mailboxes file as one.
+    ids_by_title: dict[str, set[str]] = {}
+    for m in smtp.messages:
+        ids_by_title.setdefault(str(m["Subject"]).split(": ", 1)[1], set()).add(str(m["Message-ID"]))
+    mails = Counter({title: len(ids) for title, ids in ids_by_title.items()})
+    repeats = len(smtp.messages) - sum(mails.values())
     chats = Counter(
         title
         for m in bot_api.chat(ADA)
         for title in titles
         if m.text.startswith(f"<b>{title}") or f"{title}" in m.text.splitlines()[0]
     )
-    assert mails == Counter(titles), "each card mailed exactly once"
+    assert mails == Counter(titles), "each card mailed once, any repeat under its Message-ID"
+    assert repeats <= smtp.sessions_cut, "a mail repeated only where the cut lost its reply"
     assert chats == Counter(titles), "each card sent to Telegram exactly once"
     assert Counter(rows) == Counter({NotificationStatus.SENT: 2 * CARDS})
-    print(f"pending at restart: {pending}; failed attempts retried: {retries}")
+    print(f"pending at restart: {pending}; failed attempts retried: {retries}; mails repeated: {repeats}")
