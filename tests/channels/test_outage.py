@@ -53,7 +53,8 @@ async def test_every_notification_is_delivered_once_after_an_outage(
     # the repeat is the same mail, by Message-ID, which mailboxes file as one.
     ids_by_title: dict[str, set[str]] = {}
     for m in smtp.messages:
-        ids_by_title.setdefault(str(m["Subject"]).split(": ", 1)[1], set()).add(str(m["Message-ID"]))
+        title = str(m["Subject"]).split(": ", 1)[1]
+        ids_by_title.setdefault(title, set()).add(str(m["Message-ID"]))
     mails = Counter({title: len(ids) for title, ids in ids_by_title.items()})
     repeats = len(smtp.messages) - sum(mails.values())
     chats = Counter(
@@ -66,4 +67,7 @@ async def test_every_notification_is_delivered_once_after_an_outage(
     assert repeats <= smtp.sessions_cut, "a mail repeated only where the cut lost its reply"
     assert chats == Counter(titles), "each card sent to Telegram exactly once"
     assert Counter(rows) == Counter({NotificationStatus.SENT: 2 * CARDS})
-    print(f"pending at restart: {pending}; failed attempts retried: {retries}; mails repeated: {repeats}")
+    print(
+        f"pending at restart: {pending}; failed attempts retried: {retries};"
+        f" mails repeated: {repeats}"
+    )
