@@ -9,7 +9,7 @@ SERVE_EXTRAS := server,email,telegram,push,a2a,mcp
 # Dockerfile is held to them.
 CONSTRAINTS := constraints.txt
 
-.PHONY: run test lint constraints coding-clis axe-core test-sqlite test-postgres migrations clean chromium translations screenshots fuzz faults bench soak
+.PHONY: run test lint constraints coding-clis axe-core node test-sqlite test-postgres migrations clean chromium translations screenshots fuzz faults bench soak
 
 # Reinstall when pyproject.toml or the pins change; otherwise the stamps keep `make` quick.
 # `.served` is the hub alone; `.installed` adds the test toolchain (and so serves too).
@@ -92,6 +92,11 @@ bench: $(VENV)/.installed
 ## into .cache/coding-clis)
 coding-clis:
 	scripts/install-coding-clis > /dev/null
+
+## node: Node.js 22 for the TypeScript SDK's tests and the MCP conformance suite (npm's
+## `node` package, into .cache/node; Debian's Node is 20)
+node:
+	scripts/install-node > /dev/null
 
 ## axe-core: the accessibility checker the browser tests run in every page (pinned, from npm,
 ## into .cache/axe-core)
