@@ -1,0 +1,204 @@
+"""The Feishu/Lark channel: cards as interactive message cards, answered in the chat.
+
+Transport apart from dispatch: the long connection (``connection``; or Feishu posting to
+``POST /feishu/card``) brings presses and messages in through the SDK's dispatcher
+(``inbound``, where tokens and replays are checked); a link code sent to the bot links an
+account (``linking``); presses become answers (``answers``, ``batches``: the core decides).
+What is here sends the cards and notices, through the Open API (``api``), and redraws their
+messages. Every message speaks the language of the person the card was sent to.
+
+lark-oapi takes seconds to import (it loads every API it covers), so nothing here imports
+it until the channel is built: a hub without Feishu set up never pays for it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import logging
+import secrets
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from quart import Blueprint
+
+from hub.channels.base import Capabilities, Channel, ChannelContext, Recipient
+from hub.channels.cards import Card, Notice
+from hub.config import Settings
+from hub.core.store.notification_models import DeliveredCard
+from hub.i18n import gettext as _
+from hub.i18n import speaking
+from hub.protocol.clock import utcnow
+
+if TYPE_CHECKING:
+    from hub.channels.feishu.inbound import Callback, Reply
+    from hub.channels.feishu.presses import Press
+
+logger = logging.getLogger(__name__)
+
+SURFACE = "feishu"
+# Feishu's own domains open the bot's chat by this address; a hub pointed elsewhere (a
+# local peer) gets Feishu's.
+APPLINKS = {
+    "https://open.larksuite.com": "https://applink.larksuite.com",
+}
+APPLINK = "https://applink.feishu.cn"
+
+
+class FeishuChannel(Channel):
+    name = SURFACE
+    needs_account = True
+    set_up_with = "LINEUP_FEISHU_APP_ID"
+    capabilities: ClassVar[Capabilities] = Capabilities(max_content_chars=3000)
+
+    def __init__(self, context: ChannelContext) -> None:
+        super().__init__(context)
+        from hub.channels.feishu.answers import CardAnswers
+        from hub.channels.feishu.api import FeishuApi
+        from hub.channels.feishu.batches import BatchCards
+        from hub.channels.feishu.inbound import Inbound
+        from hub.channels.feishu.linking import LinkCodes
+
+        settings = context.settings
+        self.api = FeishuApi(
+            settings.feishu_app_id, settings.feishu_app_secret, settings.feishu_api_url
+        )
+        self.batches = BatchCards(self.api, context)
+        self.links = LinkCodes(self.api, settings.resolved_public_url)
+        answers = CardAnswers(self)
+        self.inbound = Inbound(
+            settings.feishu_verification_token,
+            settings.feishu_encrypt_key,
+            on_press=answers.on_press,
+            on_text=self.links.on_text,
+        )
+        self.connection: Any = None
+
+    @classmethod
+    def configured(cls, settings: Settings) -> bool:
+        return bool(settings.feishu_app_id)
+
+    # --- lifecycle ------------------------------------------------------------------------
+
+    async def start(self) -> None:
+        from hub.channels.feishu.connection import LongConnection
+
+        self.inbound.hub_loop = asyncio.get_running_loop()
+        await self.api.tenant_token()  # the credentials work (a refusal names them)
+        if self.connection is None:
+            settings = self.context.settings
+            self.connection = LongConnection(
+                settings.feishu_app_id,
+                settings.feishu_app_secret,
+                settings.feishu_api_url,
+                self.inbound.dispatcher,
+            )
+        await self.connection.start()
+
+    async def stop(self) -> None:
+        if self.connection is not None:
+            await self.connection.stop()
+            self.connection = None
+
+    def blueprint(self) -> Blueprint | None:
+        return self.inbound.blueprint()
+
+    async def deep_link(self, token: str) -> str:
+        """Where the person opens the chat with the bot, to send it the code (``token``)."""
+        settings = self.context.settings
+        root = APPLINKS.get(settings.feishu_api_url, APPLINK)
+        return f"{root}/client/bot/open?appId={settings.feishu_app_id}"
+
+    # --- delivery -------------------------------------------------------------------------
+
+    async def deliver_card(self, recipient: Recipient, card: Card) -> None:
+        row = await self._row_for(recipient, card)
+        if not row.external_id:
+            with speaking(recipient.language):
+                message = self.draw(row, card, recipient)
+            # The uuid makes Feishu send it once, should the answer to a send be lost.
+            sent = await self.api.send_card(recipient.address or "", message, uuid=f"card-{row.id}")
+            # Only these columns: a press on the new message may already have saved its state.
+            await DeliveredCard.filter(id=row.id).update(
+                address=sent.chat_id, external_id=sent.message_id, updated_at=utcnow()
+            )
+        await self.batches.offer(recipient, card)
+
+    async def remind_card(self, recipient: Recipient, card: Card) -> None:
+        """A reply to the card already in the chat; the card itself when it was never sent."""
+        from hub.channels.feishu.render import text_message
+
+        row = await _sent_row(recipient, card)
+        if row is None or not row.external_id:
+            await self.deliver_card(recipient, card)
+            return
+        with speaking(recipient.language):
+            said = _("⏰ Reminder: “%(title)s” still waits for your answer.", title=card.title)
+        # No uuid: a second reminder is not a repeat of the first.
+        await self.api.send_card(row.address, text_message(said))
+
+    async def update_card(self, recipient: Recipient, card: Card) -> None:
+        row = await _sent_row(recipient, card)
+        if row is None or not row.external_id:
+            return
+        with speaking(recipient.language):
+            await self.api.patch_card(row.external_id, self.draw(row, card, recipient))
+        if not card.is_pending:
+            await self.batches.refresh(recipient, card)
+
+    async def notify(self, recipient: Recipient, notice: Notice) -> None:
+        from hub.channels.feishu.render import notice_message
+
+        base = self.context.settings.resolved_public_url
+        url = f"{base}/w/{notice.workspace_id}/tasks/{notice.task_id}"
+        with speaking(recipient.language):
+            message = notice_message(notice, url)
+        uuid = _uuid(notice.kind, notice.task_id, recipient.user_id)
+        await self.api.send_card(recipient.address or "", message, uuid=uuid)
+
+    # --- what answering needs (answers.CardMessages) --------------------------------------
+
+    def draw(self, row: DeliveredCard, card: Card, recipient: Recipient) -> dict[str, Any]:
+        from hub.channels.feishu.render import card_message
+
+        web_link = self.context.card_link(card, recipient, via="web")
+        message, _native = card_message(
+            card,
+            row.id,
+            {**row.state, "viewer": row.user_id},
+            self.capabilities,
+            web_link=web_link,
+        )
+        return message
+
+    async def on_batch_press(self, callback: Callback, press: Press) -> Reply:
+        return await self.batches.on_press(callback, press)
+
+    async def _row_for(self, recipient: Recipient, card: Card) -> DeliveredCard:
+        row = await _sent_row(recipient, card)
+        if row is None:
+            state: dict[str, Any] = {}
+            if card.action is not None:  # what every answer from this message binds to
+                state["actionHash"] = card.action_hash
+            now = utcnow()
+            row = await DeliveredCard.create(
+                id=secrets.token_urlsafe(6),
+                surface=SURFACE,
+                user_id=recipient.user_id,
+                workspace_id=card.workspace_id,
+                interaction_id=card.id,
+                state=state,
+                created_at=now,
+                updated_at=now,
+            )
+        return row
+
+
+async def _sent_row(recipient: Recipient, card: Card) -> DeliveredCard | None:
+    return await DeliveredCard.filter(
+        surface=SURFACE, user_id=recipient.user_id, interaction_id=card.id
+    ).first()
+
+
+def _uuid(*parts: str) -> str:
+    """A send's idempotency key (Feishu takes at most 50 characters)."""
+    return hashlib.sha256("\x00".join(parts).encode()).hexdigest()[:40]
