@@ -70,6 +70,7 @@ class FeishuChannel(Channel):
             settings.feishu_encrypt_key,
             on_press=answers.on_press,
             on_text=self.links.on_text,
+            on_late=self._redraw,
         )
         self.connection: Any = None
 
@@ -169,6 +170,12 @@ class FeishuChannel(Channel):
             web_link=web_link,
         )
         return message
+
+    async def _redraw(self, message_id: str, card: dict[str, Any]) -> None:
+        try:
+            await self.api.patch_card(message_id, card)
+        except Exception:  # the outbox's update of the decision follows anyway
+            logger.warning("redrawing a pressed Feishu card failed", exc_info=True)
 
     async def on_batch_press(self, callback: Callback, press: Press) -> Reply:
         return await self.batches.on_press(callback, press)

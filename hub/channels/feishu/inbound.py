@@ -23,6 +23,7 @@ handler.
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import hashlib
 import hmac
 import json
@@ -30,7 +31,7 @@ import logging
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
 from lark_oapi.api.im.v1 import P2ImMessageReceiveV1
 from lark_oapi.core.const import LARK_REQUEST_NONCE, LARK_REQUEST_SIGNATURE, LARK_REQUEST_TIMESTAMP
@@ -92,22 +93,25 @@ OnHub = Callable[[Awaitable[Any]], Any]
 
 
 class Inbound:
+    # Feishu waits three seconds for a press's answer. One not ready sooner is answered "⏳";
+    # the work goes on, and the card it redraws is sent as an update (``on_late``).
+    answer_within_s: ClassVar[float] = 2.5
+
     def __init__(
         self,
         verification_token: str,
         encrypt_key: str,
         on_press: Callable[[Callback], Awaitable[Reply]],
         on_text: Callable[[IncomingText], Awaitable[None]],
+        on_late: Callable[[str, dict[str, Any]], Awaitable[None]],
     ) -> None:
         self.verification_token = verification_token
         self.encrypt_key = encrypt_key
         self.on_press = on_press
         self.on_text = on_text
+        self.on_late = on_late
         # Set once the channel runs: the hub's loop, where handlers do their work.
         self.hub_loop: asyncio.AbstractEventLoop | None = None
-        # Feishu waits about three seconds for a press's answer before it tells the person
-        # the press failed; a decision already under way completes regardless.
-        self.answer_within_s = 2.5
         self.dispatcher: EventDispatcherHandler = (
             EventDispatcherHandler.builder(encrypt_key, verification_token)
             .register_p2_card_action_trigger(self._card_action)
@@ -117,21 +121,30 @@ class Inbound:
 
     # --- the SDK's handlers, on the connection's thread or a worker thread ----------------
 
-    def _on_hub(self, work: Awaitable[Any]) -> Any:
+    def _on_hub(self, work: Awaitable[Any]) -> concurrent.futures.Future[Any]:
         if self.hub_loop is None:
             raise RuntimeError("the Feishu channel is not running")
-        future = asyncio.run_coroutine_threadsafe(_awaited(work), self.hub_loop)
-        return future.result(timeout=self.answer_within_s)
+        return asyncio.run_coroutine_threadsafe(_awaited(work), self.hub_loop)
 
     def _card_action(self, data: P2CardActionTrigger) -> P2CardActionTriggerResponse:
+        working = self._on_hub(self._press(data))
         try:
-            reply = self._on_hub(self._press(data))
-        except TimeoutError:  # the decision goes on; the outbox redraws the card after it
-            reply = Reply("⏳", "info")
-        return _response(reply)
+            return _response(working.result(timeout=self.answer_within_s))
+        except TimeoutError:
+            message_id = data.event.context.open_message_id if data.event.context else ""
+            working.add_done_callback(lambda done: self._late(str(message_id or ""), done))
+            return _response(Reply("⏳", "info"))
+
+    def _late(self, message_id: str, done: concurrent.futures.Future[Any]) -> None:
+        """A press answered too late for its callback: its card goes out as an update."""
+        if done.cancelled() or done.exception() is not None or not message_id:
+            return
+        reply: Reply = done.result()
+        if reply.card is not None and self.hub_loop is not None:
+            self._on_hub(self.on_late(message_id, reply.card))
 
     def _message(self, data: P2ImMessageReceiveV1) -> None:
-        self._on_hub(self._text(data))
+        self._on_hub(self._text(data)).result(timeout=30)
 
     # --- on the hub's loop ----------------------------------------------------------------
 
