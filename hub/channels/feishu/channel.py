@@ -15,11 +15,13 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import importlib
 import logging
 import secrets
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from quart import Blueprint
+from quart import Blueprint, Response, request
 
 from hub.channels.base import Capabilities, Channel, ChannelContext, Recipient
 from hub.channels.cards import Card, Notice
@@ -30,7 +32,10 @@ from hub.i18n import speaking
 from hub.protocol.clock import utcnow
 
 if TYPE_CHECKING:
-    from hub.channels.feishu.inbound import Callback, Reply
+    from hub.channels.feishu.api import FeishuApi
+    from hub.channels.feishu.batches import BatchCards
+    from hub.channels.feishu.inbound import Callback, Inbound, Reply
+    from hub.channels.feishu.linking import LinkCodes
     from hub.channels.feishu.presses import Press
 
 logger = logging.getLogger(__name__)
@@ -42,6 +47,38 @@ APPLINKS = {
     "https://open.larksuite.com": "https://applink.larksuite.com",
 }
 APPLINK = "https://applink.feishu.cn"
+CARD_PATH = "/feishu/card"
+
+
+@dataclass(frozen=True, slots=True)
+class _Parts:
+    """What the channel works with once lark-oapi is loaded."""
+
+    api: FeishuApi
+    batches: BatchCards
+    links: LinkCodes
+    inbound: Inbound
+
+    @classmethod
+    def build(cls, channel: FeishuChannel) -> _Parts:
+        from hub.channels.feishu.answers import CardAnswers
+        from hub.channels.feishu.api import FeishuApi
+        from hub.channels.feishu.batches import BatchCards
+        from hub.channels.feishu.inbound import Inbound
+        from hub.channels.feishu.linking import LinkCodes
+
+        settings = channel.context.settings
+        api = FeishuApi(settings.feishu_app_id, settings.feishu_app_secret, settings.feishu_api_url)
+        links = LinkCodes(api, settings.resolved_public_url)
+        inbound = Inbound(
+            settings.feishu_verification_token,
+            settings.feishu_encrypt_key,
+            on_press=CardAnswers(channel).on_press,
+            on_text=links.on_text,
+            on_late=channel.redraw,
+        )
+        inbound.hub_loop = asyncio.get_running_loop()
+        return cls(api, BatchCards(api, channel.context), links, inbound)
 
 
 class FeishuChannel(Channel):
@@ -52,27 +89,18 @@ class FeishuChannel(Channel):
 
     def __init__(self, context: ChannelContext) -> None:
         super().__init__(context)
-        from hub.channels.feishu.answers import CardAnswers
-        from hub.channels.feishu.api import FeishuApi
-        from hub.channels.feishu.batches import BatchCards
-        from hub.channels.feishu.inbound import Inbound
-        from hub.channels.feishu.linking import LinkCodes
-
-        settings = context.settings
-        self.api = FeishuApi(
-            settings.feishu_app_id, settings.feishu_app_secret, settings.feishu_api_url
-        )
-        self.batches = BatchCards(self.api, context)
-        self.links = LinkCodes(self.api, settings.resolved_public_url)
-        answers = CardAnswers(self)
-        self.inbound = Inbound(
-            settings.feishu_verification_token,
-            settings.feishu_encrypt_key,
-            on_press=answers.on_press,
-            on_text=self.links.on_text,
-            on_late=self._redraw,
-        )
+        self._parts: _Parts | None = None
+        self._loading = asyncio.Lock()
         self.connection: Any = None
+
+    async def loaded(self) -> _Parts:
+        """The channel's working parts, built once lark-oapi is imported: in a worker
+        thread, so the hub serves meanwhile."""
+        async with self._loading:
+            if self._parts is None:
+                await asyncio.to_thread(importlib.import_module, "lark_oapi")
+                self._parts = _Parts.build(self)
+            return self._parts
 
     @classmethod
     def configured(cls, settings: Settings) -> bool:
@@ -83,15 +111,15 @@ class FeishuChannel(Channel):
     async def start(self) -> None:
         from hub.channels.feishu.connection import LongConnection
 
-        self.inbound.hub_loop = asyncio.get_running_loop()
-        await self.api.tenant_token()  # the credentials work (a refusal names them)
+        parts = await self.loaded()
+        await parts.api.tenant_token()  # the credentials work (a refusal names them)
         if self.connection is None:
             settings = self.context.settings
             self.connection = LongConnection(
                 settings.feishu_app_id,
                 settings.feishu_app_secret,
                 settings.feishu_api_url,
-                self.inbound.dispatcher,
+                parts.inbound.dispatcher,
             )
         await self.connection.start()
 
@@ -101,7 +129,18 @@ class FeishuChannel(Channel):
             self.connection = None
 
     def blueprint(self) -> Blueprint | None:
-        return self.inbound.blueprint()
+        """``POST /feishu/card``: card presses posted by Feishu, for a hub it can reach."""
+        blueprint = Blueprint("feishu_callbacks", __name__)
+
+        @blueprint.post(CARD_PATH)
+        async def card() -> Response:
+            inbound = (await self.loaded()).inbound
+            body, status = await inbound.answer_http(
+                dict(request.headers), await request.get_data()
+            )
+            return Response(body, status=status, content_type="application/json")
+
+        return blueprint
 
     async def deep_link(self, token: str) -> str:
         """Where the person opens the chat with the bot, to send it the code (``token``)."""
@@ -112,22 +151,26 @@ class FeishuChannel(Channel):
     # --- delivery -------------------------------------------------------------------------
 
     async def deliver_card(self, recipient: Recipient, card: Card) -> None:
+        parts = await self.loaded()
         row = await self._row_for(recipient, card)
         if not row.external_id:
             with speaking(recipient.language):
                 message = self.draw(row, card, recipient)
             # The uuid makes Feishu send it once, should the answer to a send be lost.
-            sent = await self.api.send_card(recipient.address or "", message, uuid=f"card-{row.id}")
+            sent = await parts.api.send_card(
+                recipient.address or "", message, uuid=f"card-{row.id}"
+            )
             # Only these columns: a press on the new message may already have saved its state.
             await DeliveredCard.filter(id=row.id).update(
                 address=sent.chat_id, external_id=sent.message_id, updated_at=utcnow()
             )
-        await self.batches.offer(recipient, card)
+        await parts.batches.offer(recipient, card)
 
     async def remind_card(self, recipient: Recipient, card: Card) -> None:
         """A reply to the card already in the chat; the card itself when it was never sent."""
         from hub.channels.feishu.render import text_message
 
+        parts = await self.loaded()
         row = await _sent_row(recipient, card)
         if row is None or not row.external_id:
             await self.deliver_card(recipient, card)
@@ -135,26 +178,28 @@ class FeishuChannel(Channel):
         with speaking(recipient.language):
             said = _("⏰ Reminder: “%(title)s” still waits for your answer.", title=card.title)
         # No uuid: a second reminder is not a repeat of the first.
-        await self.api.send_card(row.address, text_message(said))
+        await parts.api.send_card(row.address, text_message(said))
 
     async def update_card(self, recipient: Recipient, card: Card) -> None:
+        parts = await self.loaded()
         row = await _sent_row(recipient, card)
         if row is None or not row.external_id:
             return
         with speaking(recipient.language):
-            await self.api.patch_card(row.external_id, self.draw(row, card, recipient))
+            await parts.api.patch_card(row.external_id, self.draw(row, card, recipient))
         if not card.is_pending:
-            await self.batches.refresh(recipient, card)
+            await parts.batches.refresh(recipient, card)
 
     async def notify(self, recipient: Recipient, notice: Notice) -> None:
         from hub.channels.feishu.render import notice_message
 
+        parts = await self.loaded()
         base = self.context.settings.resolved_public_url
         url = f"{base}/w/{notice.workspace_id}/tasks/{notice.task_id}"
         with speaking(recipient.language):
             message = notice_message(notice, url)
         uuid = _uuid(notice.kind, notice.task_id, recipient.user_id)
-        await self.api.send_card(recipient.address or "", message, uuid=uuid)
+        await parts.api.send_card(recipient.address or "", message, uuid=uuid)
 
     # --- what answering needs (answers.CardMessages) --------------------------------------
 
@@ -171,14 +216,14 @@ class FeishuChannel(Channel):
         )
         return message
 
-    async def _redraw(self, message_id: str, card: dict[str, Any]) -> None:
+    async def redraw(self, message_id: str, card: dict[str, Any]) -> None:
         try:
-            await self.api.patch_card(message_id, card)
+            await (await self.loaded()).api.patch_card(message_id, card)
         except Exception:  # the outbox's update of the decision follows anyway
             logger.warning("redrawing a pressed Feishu card failed", exc_info=True)
 
     async def on_batch_press(self, callback: Callback, press: Press) -> Reply:
-        return await self.batches.on_press(callback, press)
+        return await (await self.loaded()).batches.on_press(callback, press)
 
     async def _row_for(self, recipient: Recipient, card: Card) -> DeliveredCard:
         row = await _sent_row(recipient, card)

@@ -44,7 +44,6 @@ from lark_oapi.event.callback.model.p2_card_action_trigger import (
     P2CardActionTriggerResponse,
 )
 from lark_oapi.event.dispatcher_handler import EventDispatcherHandler
-from quart import Blueprint, Response, request
 from tortoise.exceptions import IntegrityError
 
 from hub.core.store.notification_models import UsedLink
@@ -204,30 +203,22 @@ class Inbound:
 
     # --- POST /feishu/card ----------------------------------------------------------------
 
-    def blueprint(self) -> Blueprint:
-        blueprint = Blueprint("feishu_callbacks", __name__)
-
-        @blueprint.post(CARD_PATH)
-        async def card() -> Response:
-            body = await request.get_data()
-            problem = self.http_problem(dict(request.headers), body)
-            if problem is not None:
-                logger.warning("a request to %s was refused: %s", CARD_PATH, problem)
-                return _json({"msg": problem}, 401)
-            self.hub_loop = asyncio.get_running_loop()
-            raw = RawRequest()
-            raw.uri = CARD_PATH
-            raw.body = body
-            raw.headers = {
-                name: request.headers.get(name, "")
-                for name in (LARK_REQUEST_TIMESTAMP, LARK_REQUEST_NONCE, LARK_REQUEST_SIGNATURE)
-            }
-            answer = await asyncio.to_thread(self.dispatcher.do, raw)
-            return Response(
-                answer.content or b"", status=answer.status_code, content_type="application/json"
-            )
-
-        return blueprint
+    async def answer_http(self, headers: dict[str, str], body: bytes) -> tuple[bytes, int]:
+        """A request to the callback address: refused (401) or answered by the SDK."""
+        problem = self.http_problem(headers, body)
+        if problem is not None:
+            logger.warning("a request to %s was refused: %s", CARD_PATH, problem)
+            return json.dumps({"msg": problem}).encode(), 401
+        lower = {name.lower(): value for name, value in headers.items()}
+        raw = RawRequest()
+        raw.uri = CARD_PATH
+        raw.body = body
+        raw.headers = {
+            name: lower.get(name.lower(), "")
+            for name in (LARK_REQUEST_TIMESTAMP, LARK_REQUEST_NONCE, LARK_REQUEST_SIGNATURE)
+        }
+        answer = await asyncio.to_thread(self.dispatcher.do, raw)
+        return answer.content or b"", answer.status_code or 500
 
     def http_problem(self, headers: dict[str, str], body: bytes) -> str | None:
         """Why a request to the callback address must be refused; None when it may go on."""
@@ -317,7 +308,3 @@ def _response(reply: Reply) -> P2CardActionTriggerResponse:
         card.type, card.data = "raw", reply.card
         response.card = card
     return response
-
-
-def _json(body: dict[str, Any], status: int) -> Response:
-    return Response(json.dumps(body), status=status, content_type="application/json")
