@@ -24,6 +24,7 @@ import pytest
 from hub.core.notify.channel_accounts import create_link_token
 from hub.core.store.models import Agent, Event, Interaction, InteractionStatus, Task
 from hub.protocol.interactions import InteractionCard
+from hub.sdk import Agent as SdkAgent
 from hub.sdk import Resolution
 from tests.channels.conftest import eventually, feishu_chat
 from tests.channels.feishu_peer import ENCRYPT_KEY, FeishuMessage, FeishuPeer
