@@ -69,6 +69,7 @@ class FeishuError(Exception):
     def __init__(self, what: str, code: int | None, message: str) -> None:
         super().__init__(f"{what}: Feishu answered {code}: {message}")
         self.code = code
+        self.message = message
 
 
 class CredentialsRefused(FeishuError):

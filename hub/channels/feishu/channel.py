@@ -26,6 +26,7 @@ from quart import Blueprint, Response, request
 from hub.channels.base import Capabilities, Channel, ChannelContext, Recipient
 from hub.channels.cards import Card, Notice
 from hub.config import Settings
+from hub.core.errors import ConfigurationError
 from hub.core.store.notification_models import DeliveredCard
 from hub.i18n import gettext as _
 from hub.i18n import speaking
@@ -105,6 +106,33 @@ class FeishuChannel(Channel):
     @classmethod
     def configured(cls, settings: Settings) -> bool:
         return bool(settings.feishu_app_id)
+
+    @classmethod
+    async def check_settings(cls, settings: Settings) -> None:
+        """Feishu refusing the App ID or App Secret stops the start, naming the setting."""
+        await asyncio.to_thread(importlib.import_module, "lark_oapi")
+        from hub.channels.feishu.api import CredentialsRefused, FeishuApi
+
+        api = FeishuApi(settings.feishu_app_id, settings.feishu_app_secret, settings.feishu_api_url)
+        requests_log = logging.getLogger("httpx")
+        level = requests_log.level
+        requests_log.setLevel(logging.WARNING)  # a failed start is one line
+        try:
+            await api.tenant_token()
+        except CredentialsRefused as refused:
+            setting = (
+                "LINEUP_FEISHU_APP_ID" if refused.code == 10003 else "LINEUP_FEISHU_APP_SECRET"
+            )
+            raise ConfigurationError(
+                f"Invalid settings: {setting}: {settings.feishu_api_url} refused the app's "
+                f"credentials ({refused.code}: {refused.message})",
+                hint="Copy the App ID and App Secret from the app's Credentials & Basic Info "
+                "page, and check LINEUP_FEISHU_API_URL (Feishu or Lark), then start again.",
+            ) from None
+        except Exception as error:  # away for now: the channel's start retries
+            logger.warning("Feishu could not be asked about the app's credentials: %s", error)
+        finally:
+            requests_log.setLevel(level)
 
     # --- lifecycle ------------------------------------------------------------------------
 
