@@ -151,3 +151,20 @@ async def test_approve_all_and_item_by_item_in_a_batch_card(  # type: ignore[no-
         for title in TITLES:
             own = await feishu_card(feishu, ADA, title)
             await eventually(lambda own=own: own.controls() == [] and "via Feishu" in own.text)
+
+
+async def test_an_action_too_long_for_a_form_is_edited_on_the_web(  # type: ignore[no-untyped-def]
+    make_hub, feishu: FeishuPeer
+) -> None:
+    script = "\n".join(f"UPDATE t SET n = {n};" for n in range(100))  # over 1,000 characters
+    action = {"kind": "db.script", "fields": {"sql": script}, "editable": ["sql"]}
+    async with make_hub(**feishu_settings(feishu)) as hub:
+        await hub.link_feishu(hub.owner, feishu, ADA)
+        interaction_id = await hub.ask(title="Run the script?", action=action)
+        card = await feishu_card(feishu, ADA, "Run the script?")
+        assert card.labels() == ["✅ Approve", "✖️ Reject", "Edit and approve on the web"]
+        assert script in card.texts()  # the exact action, whole, as plain text
+        assert [c["tag"] for c in card.controls()] == ["button"] * 3  # no form field
+        await feishu.press(ADA, card, "Approve")  # as shown: bound to what the card showed
+        decided = await Interaction.get(id=interaction_id)
+        assert decided.response["optionId"] == "approve" and "actionHash" in decided.response

@@ -163,9 +163,9 @@ class FeishuChannel(Channel):
         @blueprint.post(CARD_PATH)
         async def card() -> Response:
             inbound = (await self.loaded()).inbound
-            body, status = await inbound.answer_http(
-                dict(request.headers), await request.get_data()
-            )
+            posted = await request.get_data(as_text=False)
+            raw = posted if isinstance(posted, bytes) else posted.encode()
+            body, status = await inbound.answer_http(dict(request.headers), raw)
             return Response(body, status=status, content_type="application/json")
 
         return blueprint

@@ -143,7 +143,7 @@ class LongConnection:
     async def _connect(self) -> None:
         # Made here: the client's cache starts a task on the loop current at its creation.
         ws_client.loop = asyncio.get_running_loop()
-        ws_client.requests = _Requests  # type: ignore[assignment]
+        ws_client.requests = _Requests
         client = ws_client.Client(
             self.app_id,
             self.app_secret,

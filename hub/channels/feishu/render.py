@@ -93,9 +93,9 @@ def card_message(
     if not card.is_pending or top.voted:
         return card_json(header, top.elements, card.title), True
     body = top.elements + _context(card)
-    controls = _controls(card, short_id, state)
+    controls = _controls(card, short_id, state, web_link)
     full = card_json(header, body + controls, card.title)
-    if capabilities.can_render(card) and controls is not None and _fits(full):
+    if capabilities.can_render(card) and _fits(full):
         return full, True
     cut = [
         *top.elements,
@@ -176,9 +176,11 @@ def _fingerprint(action: ActionView) -> str:
 # --- controls -----------------------------------------------------------------------------
 
 
-def _controls(card: Card, short_id: str, state: dict[str, Any]) -> list[dict[str, Any]] | None:
-    """The controls for the card's current state; None when this surface cannot take the
-    answer (an editable field too long for a form field)."""
+def _controls(
+    card: Card, short_id: str, state: dict[str, Any], web_link: str
+) -> list[dict[str, Any]]:
+    """The controls for the card's current state. An action whose editable field is too
+    long for a form field is approved as shown here, or edited on the web."""
     if state.get("confirm") is not None:
         return _confirming(card, short_id, int(state["confirm"]))
     if card.takes_text:
@@ -188,12 +190,21 @@ def _controls(card: Card, short_id: str, state: dict[str, Any]) -> list[dict[str
     editable = card.action.editable if card.action else ()
     if editable:
         if any(len(field.text) > MAX_INPUT_CHARS for field in editable):
-            return None
+            return [
+                *_buttons(card, short_id),
+                _link_button(_("Edit and approve on the web"), web_link),
+            ]
         return [_options_form(card, short_id, with_comment=False)]
     if card.type.value == "review":
         return [_options_form(card, short_id, with_comment=True)]
-    return [_button(_option_label(card, i), short_id, CardAction.PICK, i, card.options[i].style)
-            for i in range(len(card.options))]  # fmt: skip
+    return _buttons(card, short_id)
+
+
+def _buttons(card: Card, short_id: str) -> list[dict[str, Any]]:
+    return [
+        _button(_option_label(card, i), short_id, CardAction.PICK, i, card.options[i].style)
+        for i in range(len(card.options))
+    ]
 
 
 def _button(
