@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 from hub.core.ids import new_id
+from hub.core.log.events import append_event
 from hub.core.store.models import Interaction, InteractionStatus, Membership, Role
 from hub.core.store.notification_models import DeliveredCard
+from hub.core.work.interactions import respond_to_interaction
 from tests.channels.conftest import eventually, feishu_chat, feishu_settings
 from tests.channels.feishu_peer import FeishuMessage, FeishuPeer
 from tests.channels.test_telegram_batches import TITLES, three_approvals
@@ -168,3 +170,30 @@ async def test_an_action_too_long_for_a_form_is_edited_on_the_web(  # type: igno
         await feishu.press(ADA, card, "Approve")  # as shown: bound to what the card showed
         decided = await Interaction.get(id=interaction_id)
         assert decided.response["optionId"] == "approve" and "actionHash" in decided.response
+
+
+async def test_a_failed_task_is_told_with_a_link_to_it(make_hub, feishu: FeishuPeer) -> None:  # type: ignore[no-untyped-def]
+    async with make_hub(**feishu_settings(feishu)) as hub:
+        await hub.link_feishu(hub.owner, feishu, ADA)
+        interaction_id = await hub.ask(title="Retry the job?")
+        task_id = (await Interaction.get(id=interaction_id)).task_id
+        await respond_to_interaction(
+            hub.owner.workspace.id,
+            interaction_id,
+            {"optionId": "approve"},
+            responder=f"user:{hub.owner.user.id}",
+            via="web",
+        )
+        await append_event(
+            hub.owner.workspace.id,
+            "task.status_changed",
+            {"taskId": task_id, "status": "failed", "error": 'disk <at user_id="all">full</at>'},
+            actor=f"agent:{hub.agent.id}",
+        )
+        told = await feishu_card(feishu, ADA, "failed")
+        assert 'Reason: disk <at user_id="all">full</at>' in told.texts()
+        assert not {"lark_md", "markdown"} & told.tags()
+        [link] = told.buttons()
+        assert link["behaviors"][0]["default_url"] == (
+            f"http://hub.test/w/{hub.owner.workspace.id}/tasks/{task_id}"
+        )
