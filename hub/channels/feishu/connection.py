@@ -157,21 +157,26 @@ class LongConnection:
         asyncio.get_running_loop().create_task(client._ping_loop())
 
     async def _close(self) -> None:
+        """The SDK's tasks first (its receive loop would otherwise see the socket close and
+        reconnect, or race the close for the client's lock), then the socket."""
         client = self._client
         if client is not None:
-            client._auto_reconnect = False  # the receive loop ends instead of reconnecting
-            with contextlib.suppress(Exception):
-                await client._disconnect()
+            client._auto_reconnect = False
         # The SDK's ping loop sleeps in a ``finally``: a task cancelled in the middle of a
         # ping would sleep on, so whatever outlives one cancel gets another.
         current = asyncio.current_task()
         for _ in range(3):
             tasks = [t for t in asyncio.all_tasks() if t is not current and not t.done()]
             if not tasks:
-                return
+                break
             for task in tasks:
                 task.cancel()
             await asyncio.wait(tasks, timeout=1.0)
+        socket = client._conn if client is not None else None
+        if socket is not None:
+            client._conn = None
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(socket.close(), 2.0)
 
 
 def _run_forever(loop: asyncio.AbstractEventLoop) -> None:
