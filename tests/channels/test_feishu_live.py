@@ -21,8 +21,18 @@ from typing import Any
 
 import pytest
 
+from hub.core.ids import new_id
 from hub.core.notify.channel_accounts import create_link_token
-from hub.core.store.models import Agent, Event, Interaction, InteractionStatus, Task
+from hub.core.people.accounts import create_user
+from hub.core.store.models import (
+    Agent,
+    Event,
+    Interaction,
+    InteractionStatus,
+    Membership,
+    Role,
+    Task,
+)
 from hub.protocol.interactions import InteractionCard
 from hub.sdk import Agent as SdkAgent
 from hub.sdk import Resolution
@@ -378,3 +388,53 @@ async def test_an_outage_and_a_frequency_limit_delay_cards_and_lose_none(
     card = await feishu_card(feishu, ADA, "Card #3")
     answer = await feishu.press(ADA, card, "Approve")
     assert answer["toast"]["content"].startswith("Thank you")
+
+
+async def test_a_quorum_and_a_batch_are_answered_in_feishu(
+    hub: LiveHub, feishu_encrypted: FeishuPeer, tmp_path: Path
+) -> None:
+    feishu = feishu_encrypted
+    await link(hub, feishu)
+    bo, _ = await create_user("bo@example.com", "correct horse", "Bo")
+    await Membership.create(
+        id=new_id("membership"), workspace_id=hub.workspace_id, user=bo, role=Role.MEMBER
+    )
+    token, _ = await create_link_token(bo.id, "feishu")
+    await feishu.send_text("ou_bo", feishu_chat("ou_bo"), token)
+    await eventually(lambda: any("Linked" in m.text for m in feishu.chat(feishu_chat("ou_bo"))))
+
+    async with hub.agent(tmp_path / "agent", "release-bot") as agent:
+        # Two of two must approve: each vote counts in both copies.
+        policy = {"mode": "quorum", "required": 2, "approvers": ["owner@example.com", bo.email]}
+        quorum = asyncio.create_task(
+            agent.request_interaction(
+                InteractionCard.model_validate(
+                    {"type": "approval", "title": "Move the DNS?", "policy": policy}
+                )
+            )
+        )
+        mine = await feishu_card(feishu, ADA, "Move the DNS?")
+        theirs = await feishu_card(feishu, "ou_bo", "Move the DNS?")
+        voted = await feishu.press(ADA, mine, "Approve")
+        assert voted["toast"]["content"] == "Your vote is recorded: 1 of 2 approvals."
+        await eventually(lambda: "1 of 2 approvals so far." in theirs.texts())
+        assert not quorum.done()
+        await feishu.press("ou_bo", theirs, "Approve")
+        decided = await asyncio.wait_for(quorum, 30)
+        assert decided.via == "feishu" and len(decided.response["votes"]) == 2
+
+        # Three approvals of one task, one of them high risk: approved together.
+        task = await agent.create_task("Ship the release")
+        await task.accept()
+        asked = []
+        for title, risk in (("Migrate?", "high"), ("Restart?", "low"), ("Purge?", "low")):
+            asked.append(asyncio.create_task(task.request_approval(title, risk=risk)))
+            await feishu_card(feishu, ADA, title)
+        batch = await feishu_card(feishu, ADA, "3 approvals wait in “Ship the release”")
+        confirm = await feishu.press(ADA, batch, "Approve all (3)")
+        assert confirm["toast"]["content"] == "Tap again to confirm."
+        done = await feishu.press(ADA, batch, "Yes, approve all (3)")
+        assert done["toast"]["content"] == "Recorded 3 answers."
+        answers = [await asyncio.wait_for(waiting, 30) for waiting in asked]
+    assert [(a.via, a.response["optionId"]) for a in answers] == [("feishu", "approve")] * 3
+    assert batch.buttons() == [] and batch.text.count("by Owner via Feishu") == 3
