@@ -431,7 +431,11 @@ class FeishuPeer:
             message.content = card["data"]
 
     async def send_text(self, open_id: str, chat_id: str, text: str) -> dict[str, Any]:
-        event = self.event(
+        """Send the bot ``text`` by the long connection; returns once the hub handled it."""
+        return await self.push(self.text_event(open_id, chat_id, text))
+
+    def text_event(self, open_id: str, chat_id: str, text: str) -> dict[str, Any]:
+        return self.event(
             "im.message.receive_v1",
             {
                 "sender": {
@@ -450,7 +454,6 @@ class FeishuPeer:
                 },
             },
         )
-        return await self.push(event)
 
     def chat(self, chat_id: str) -> list[FeishuMessage]:
         return [m for m in self.messages.values() if m.chat_id == chat_id]

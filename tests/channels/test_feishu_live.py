@@ -293,6 +293,11 @@ async def test_strangers_forged_tokens_and_replays_change_nothing(
     assert card.content == drawn
     assert (await Interaction.get(id=interaction_id)).status == InteractionStatus.PENDING
 
+    # Messages come the same way: a code sent to the bot, posted (encrypted, signed).
+    said = await feishu.post_callback(hub.url, feishu.text_event(MALLORY, "oc_mallory", "x" * 32))
+    assert said.status_code == 200
+    assert "invalid or expired" in feishu.chat("oc_mallory")[-1].text
+
     # The address check answers its challenge (encrypted, with the token).
     challenge = {
         "challenge": "c-123",
