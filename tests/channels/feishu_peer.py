@@ -145,6 +145,8 @@ class FeishuPeer:
         self.verification_token = VERIFICATION_TOKEN
         self.encrypt_key = encrypt_key
         self.tokens: set[str] = set()
+        # What the long connection's address carries to authenticate it, as Feishu's does.
+        self.access_key, self.ticket = secrets.token_hex(16), secrets.token_hex(16)
         self.messages: dict[str, FeishuMessage] = {}
         self.calls: list[str] = []
         self.sent_by_uuid: dict[str, str] = {}
@@ -221,7 +223,7 @@ class FeishuPeer:
                 "msg": "ok",
                 "data": {
                     "URL": f"ws://127.0.0.1:{self.port}/ws?device_id=d{next(self._message_ids)}"
-                    "&service_id=7&access_key=k&ticket=t",
+                    f"&service_id=7&access_key={self.access_key}&ticket={self.ticket}",
                     "ClientConfig": {
                         "ReconnectCount": -1,
                         "ReconnectInterval": 1,

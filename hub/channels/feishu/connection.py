@@ -32,6 +32,7 @@ import asyncio
 import contextlib
 import functools
 import logging
+import re
 import threading
 
 import lark_oapi.core.log as lark_log
@@ -45,6 +46,22 @@ logger = logging.getLogger(__name__)
 # The SDK prints its log lines to stdout through a handler of its own; the hub's logging
 # (text or JSON, redacted) is where they belong, so they go up to the root logger instead.
 lark_log.logger.removeHandler(lark_log.handler)
+
+_CREDENTIALS_IN_ADDRESS = re.compile(r"\b((?:access_key|ticket)=)[^&\s]+")
+
+
+class _HideAddressCredentials(logging.Filter):
+    """The long connection's address authenticates it (its ``access_key`` and ``ticket``),
+    and the websockets library logs the request line at DEBUG: those values are hidden."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        message = record.getMessage()
+        if _CREDENTIALS_IN_ADDRESS.search(message):
+            record.msg, record.args = _CREDENTIALS_IN_ADDRESS.sub(r"\1[redacted]", message), ()
+        return True
+
+
+logging.getLogger("websockets.client").addFilter(_HideAddressCredentials())
 
 
 def forget_import_loop() -> None:
