@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import threading
+
 from hub.core.ids import new_id
 from hub.core.log.events import append_event
 from hub.core.store.models import Interaction, InteractionStatus, Membership, Role
@@ -32,6 +34,8 @@ async def test_an_approval_is_answered_from_its_card(make_hub, feishu: FeishuPee
         assert interaction.status == InteractionStatus.RESOLVED
         assert interaction.responded_via == "feishu"
         assert "by Ada via Feishu" in card.text and card.buttons() == []
+    # The hub stopped: its long connection's thread with it.
+    assert not [t for t in threading.enumerate() if t.name == "feishu-long-connection"]
 
 
 async def test_only_the_linked_person_can_answer(make_hub, feishu: FeishuPeer) -> None:  # type: ignore[no-untyped-def]
