@@ -8,7 +8,8 @@ What is here sends the cards and notices, through the Open API (``api``), and re
 messages. Every message speaks the language of the person the card was sent to.
 
 lark-oapi takes seconds to import (it loads every API it covers), so nothing here imports
-it until the channel is built: a hub without Feishu set up never pays for it.
+it at module level: a hub without Feishu set up never pays for it, and one with Feishu
+imports it in a worker thread (``loaded``, ``check_settings``), never on the event loop.
 """
 
 from __future__ import annotations
