@@ -138,9 +138,9 @@ class FeishuChannel(Channel):
     # --- lifecycle ------------------------------------------------------------------------
 
     async def start(self) -> None:
-        from hub.channels.feishu.connection import LongConnection
-
         parts = await self.loaded()
+        from hub.channels.feishu.connection import LongConnection  # lark-oapi: loaded now
+
         await parts.api.tenant_token()  # the credentials work (a refusal names them)
         if self.connection is None:
             settings = self.context.settings
