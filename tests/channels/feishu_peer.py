@@ -152,6 +152,9 @@ class FeishuPeer:
         self.sent_by_uuid: dict[str, str] = {}
         self.refusals: list[_Refusal] = []
         self.refused: list[int] = []  # the codes refused so far
+        # Set: the long connection's endpoint refuses the app (too many connections), an
+        # answer lark-oapi's client does not retry.
+        self.refuse_endpoint = False
         self._message_ids = itertools.count(1)
         self._connections: list[Any] = []
         self._answers: dict[str, asyncio.Future[dict[str, Any]]] = {}
@@ -218,6 +221,8 @@ class FeishuPeer:
             self.calls.append("ws endpoint")
             if body.get("AppID") != self.app_id or body.get("AppSecret") != self.app_secret:
                 return {"code": 1000040343, "msg": "auth failed"}
+            if self.refuse_endpoint:
+                return {"code": 1000040350, "msg": "exceeded the connection limit"}
             return {
                 "code": 0,
                 "msg": "ok",
@@ -292,6 +297,12 @@ class FeishuPeer:
             waiting = self._answers.pop(headers.get("message_id", ""), None)
             if waiting is not None and not waiting.done():
                 waiting.set_result(json.loads(frame.payload))
+
+    async def drop_connections(self) -> None:
+        """Close every long connection from Feishu's side."""
+        for socket in list(self._connections):
+            with contextlib.suppress(Exception):
+                await socket.close(1001)
 
     @property
     def connected(self) -> int:

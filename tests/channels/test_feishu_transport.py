@@ -7,9 +7,12 @@ import threading
 
 import pytest
 
+from hub.channels.feishu import FeishuChannel
 from hub.channels.feishu.api import FeishuApi, FeishuError
 from hub.channels.feishu.connection import LongConnection
 from hub.core.notify.outbox import DeliveryRefused, RetryLater
+from hub.core.store.models import Interaction
+from tests.channels.conftest import eventually, feishu_settings
 from tests.channels.feishu_peer import FeishuPeer
 
 CARD = {"schema": "2.0", "body": {"elements": []}}
@@ -78,3 +81,27 @@ async def test_the_long_connection_starts_and_stops_with_its_thread(feishu: Feis
     assert connection.connected
     await connection.stop()
     assert long_connection_threads() == []
+
+
+async def test_a_long_connection_the_sdk_gave_up_on_is_started_again(  # type: ignore[no-untyped-def]
+    make_hub, feishu: FeishuPeer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(FeishuChannel, "restart_after_s", 1.0)
+    monkeypatch.setattr(FeishuChannel, "watch_every_s", 0.1)
+    async with make_hub(**feishu_settings(feishu)) as hub:
+        await hub.link_feishu(hub.owner, feishu, "ou_ada")
+        # Feishu closes the connection and refuses the app's next ones: lark-oapi's
+        # reconnect loop ends there, for good.
+        feishu.refuse_endpoint = True
+        await feishu.drop_connections()
+        await eventually(lambda: feishu.calls.count("ws endpoint") >= 3)  # the hub kept asking
+        assert feishu.connected == 0
+        feishu.refuse_endpoint = False
+        await eventually(lambda: feishu.connected == 1)
+        interaction_id = await hub.ask(title="Deploy?")
+        card = await eventually(
+            lambda: next((m for m in feishu.chat("oc_ada") if "Deploy?" in m.text), None)
+        )
+        answer = await feishu.press("ou_ada", card, "Approve")
+        assert answer["toast"]["content"].startswith("Thank you")
+        assert (await Interaction.get(id=interaction_id)).responded_via == "feishu"

@@ -15,6 +15,7 @@ imports it in a worker thread (``loaded``, ``check_settings``), never on the eve
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hashlib
 import importlib
 import logging
@@ -88,12 +89,18 @@ class FeishuChannel(Channel):
     needs_account = True
     set_up_with = "LINEUP_FEISHU_APP_ID"
     capabilities: ClassVar[Capabilities] = Capabilities(max_content_chars=3000)
+    # The SDK reconnects by itself, but gives up for good on some refusals (its reconnect
+    # loop ends on a ClientException, or after the tries Feishu allows): a connection down
+    # this long is started anew, as often as it takes.
+    restart_after_s: ClassVar[float] = 300.0
+    watch_every_s: ClassVar[float] = 5.0
 
     def __init__(self, context: ChannelContext) -> None:
         super().__init__(context)
         self._parts: _Parts | None = None
         self._loading = asyncio.Lock()
         self.connection: Any = None
+        self._watching: asyncio.Task[None] | None = None
 
     async def loaded(self) -> _Parts:
         """The channel's working parts, built once lark-oapi is imported: in a worker
@@ -151,11 +158,41 @@ class FeishuChannel(Channel):
                 parts.inbound.dispatcher,
             )
         await self.connection.start()
+        if self._watching is None:
+            self._watching = asyncio.create_task(self._keep_connected())
 
     async def stop(self) -> None:
+        if self._watching is not None:
+            self._watching.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._watching
+            self._watching = None
         if self.connection is not None:
             await self.connection.stop()
             self.connection = None
+
+    async def _keep_connected(self) -> None:
+        loop = asyncio.get_running_loop()
+        down_since: float | None = None
+        while True:
+            await asyncio.sleep(self.watch_every_s)
+            if self.connection is None or self.connection.connected:
+                down_since = None
+                continue
+            down_since = down_since or loop.time()
+            if loop.time() - down_since < self.restart_after_s:
+                continue
+            logger.warning(
+                "the Feishu long connection has been down for %.0fs: starting it again",
+                loop.time() - down_since,
+            )
+            await self.connection.stop()
+            try:
+                await self.connection.start()
+                down_since = None
+            except Exception as error:  # still away: tried again after the same wait
+                logger.warning("the Feishu long connection did not start again: %s", error)
+                down_since = loop.time()
 
     def blueprint(self) -> Blueprint | None:
         """``POST /feishu/card``: card presses posted by Feishu, for a hub it can reach."""
