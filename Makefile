@@ -99,12 +99,22 @@ node:
 	scripts/install-node > /dev/null
 
 ## typescript-sdk: the TypeScript SDK's pinned toolchain (tsc, the type generator) for its
-## tests, with `npm ci` from its lock file into sdk/typescript/node_modules
-typescript-sdk: node sdk/typescript/node_modules/.installed
+## tests, with `npm ci` from its lock file into sdk/typescript/node_modules; the package
+## built (sdk/typescript/dist) and linked into the example adapter (examples/typescript)
+typescript-sdk: node sdk/typescript/dist/index.js examples/typescript/node_modules/.installed
+
+NPM_22 = PATH="$$(dirname "$$(scripts/install-node)"):$$PATH" npm --no-audit --no-fund --loglevel=error
 
 sdk/typescript/node_modules/.installed: sdk/typescript/package-lock.json
-	PATH="$$(dirname "$$(scripts/install-node)"):$$PATH" npm ci --prefix sdk/typescript \
-		--no-audit --no-fund --loglevel=error > /dev/null
+	$(NPM_22) ci --prefix sdk/typescript > /dev/null
+	touch $@
+
+sdk/typescript/dist/index.js: sdk/typescript/node_modules/.installed $(wildcard sdk/typescript/src/*.ts)
+	cd sdk/typescript && "$$(../../scripts/install-node)" node_modules/typescript/bin/tsc -p tsconfig.build.json
+	touch $@
+
+examples/typescript/node_modules/.installed: examples/typescript/package.json
+	$(NPM_22) install --prefix examples/typescript --offline --no-package-lock > /dev/null
 	touch $@
 
 ## protocol-types: regenerate the TypeScript SDK's wire types from the pydantic models in

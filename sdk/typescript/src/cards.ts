@@ -4,7 +4,7 @@
 // `approvalCard` builds the common one from the fields an adapter usually has at hand, as
 // the Python SDK's `approval_card` does. Choice, input and review cards are plain objects of
 // that type (see docs/sdk.md); the hub checks every card and refuses one that does not fit
-// its type with `invalid_interaction`.
+// its type with `invalid_payload`, the message naming the rule.
 import { ProposedAction } from "./actions.ts";
 import type {
   ApprovalPolicy,

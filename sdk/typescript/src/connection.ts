@@ -145,6 +145,9 @@ export class Connection {
     const helloId = newId("evt");
     let opened = false;
     let lastHeard = Date.now();
+    // The hub explains a refusal in an `error` frame just before it closes the socket with
+    // the code alone: kept, so the refusal carries its message and next step.
+    let explained: HubRefused | null = null;
     let heartbeat: ReturnType<typeof setInterval> | null = null;
     const openTimer = setTimeout(() => {
       if (!opened) ended.reject(new Retry("the hub did not open the socket in time"));
@@ -177,6 +180,7 @@ export class Connection {
         } else if (frame.type === "error" && payload["id"] === helloId) {
           ended.reject(helloError(payload));
         } else {
+          if (frame.type === "error" && payload["id"] == null) explained = HubRefused.fromFrame(payload);
           this.session.received(frame, raw);
         }
       } catch (error) {
@@ -188,7 +192,12 @@ export class Connection {
       if (lost) return;
       lost = true;
       if (AUTH_CLOSE_CODES.has(code)) {
-        ended.reject(refusalFromReason(code, reason));
+        const refusal = refusalFromReason(code, reason);
+        ended.reject(
+          explained?.code === refusal.code
+            ? new AuthenticationFailed(explained.hubMessage, { code: explained.code, hint: explained.hint })
+            : refusal,
+        );
       } else if (opened) {
         ended.reject(new Retry(`the socket closed (${code})`));
       } else {

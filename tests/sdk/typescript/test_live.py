@@ -5,6 +5,7 @@ the hub long-polls). A failure shows node's own report."""
 
 from __future__ import annotations
 
+import os
 from collections.abc import AsyncIterator
 from pathlib import Path
 
@@ -20,6 +21,8 @@ from tests.sdk.typescript.node import passed, run_node
 from tests.sdk.typescript.person_server import PersonServer
 
 ADA = 4343
+# One suite at a time while working on it: LINEUP_TS_SUITES=test/live/cards.test.ts
+SUITES = os.environ.get("LINEUP_TS_SUITES", "test/live/*.test.ts")
 SUITE_TIMEOUT_S = 240
 
 pytestmark = pytest.mark.timeout(SUITE_TIMEOUT_S + 60)
@@ -57,5 +60,7 @@ async def test_the_typescript_sdk_against_a_live_hub(
         )
     counts = passed(output)
     assert status == 0 and counts.get("fail") == 0, output
-    assert counts.get("pass", 0) >= 4 and counts.get("skipped") == 0, output
-    print(f"\nnode suites: {counts}")
+    assert SUITES != "test/live/*.test.ts" or counts.get("pass", 0) >= 20, output
+    assert counts.get("skipped") == 0, output
+    assert SUITES != "test/live/*.test.ts" or person.restarts == 1, output
+    print(f"\nnode suites: {counts}\n{output}")

@@ -18,6 +18,7 @@ from hub.protocol.schema import protocol_schema
 from tests.sdk.typescript.node import PACKAGE, REPO, passed, run_node, toolchain
 
 GENERATED = PACKAGE / "src" / "protocol.generated.ts"
+EXAMPLE = REPO / "examples" / "typescript"
 
 pytestmark = [pytest.mark.same_on_every_database, pytest.mark.timeout(180)]
 
@@ -82,6 +83,16 @@ def test_the_package_type_checks_and_builds_to_javascript_with_declarations(
     assert names.returncode == 0, names.stderr
     exported = set(json.loads(names.stdout))
     assert {"Agent", "Task", "Resolution", "ProposedAction", "actionHash", "HubRefused"} <= exported
+
+
+def test_the_example_type_checks_against_the_published_declarations() -> None:
+    node, tsc = toolchain()
+    if not (EXAMPLE / "node_modules" / "@lineup-hub" / "sdk").exists():
+        raise AssertionError("the example has no SDK linked: run `make typescript-sdk`")
+    check = subprocess.run(
+        [node, tsc, "-p", "tsconfig.json"], capture_output=True, text=True, cwd=EXAMPLE, timeout=120
+    )
+    assert check.returncode == 0, check.stdout + check.stderr
 
 
 async def test_the_unit_suites_pass_on_node_22() -> None:

@@ -62,13 +62,14 @@ describe("pairing", { skip }, () => {
     const dir = stateDir();
     const revoked = agent(dir, { pairingCode: await pairingCode(), name: "Revoked" });
     await revoked.start();
-    const serving = revoked.run();
-    await api("POST", `/agents/${revoked.agentId}/revoke`);
-    await assert.rejects(serving, (error: unknown) => {
+    const stopped = assert.rejects(revoked.run(), (error: unknown) => {
       assert.ok(error instanceof AuthenticationFailed);
       assert.equal(error.code, "credential_revoked");
+      assert.match(error.hint, /[Pp]air/, "the hub's next step, from the error frame before the close");
       return true;
     });
+    await api("POST", `/agents/${revoked.agentId}/revoke`);
+    await stopped;
     // The upgrade itself is refused now (HTTP 401, hidden by the WebSocket API): the SDK
     // asks the hub why and stops rather than knocking forever.
     await assert.rejects(agent(dir).start(), (error: unknown) => {
