@@ -11,8 +11,8 @@
 // upgrade, so after a socket that never opened the connection asks the hub why with a plain
 // GET of the same path and credential: 401 or 403 with the error body is a refusal, anything
 // else a reason to try again. It cannot send WebSocket pings either, so a socket on which the
-// hub said nothing for three heartbeat intervals (it acknowledges every heartbeat) is taken
-// for dead, as the hub takes a silent agent.
+// hub said nothing for three heartbeat intervals, and at least 20 s (it acknowledges every
+// heartbeat), is taken for dead, as the hub takes a silent agent.
 import { Backoff } from "./backoff.ts";
 import { AuthenticationFailed, HubRefused } from "./errors.ts";
 import { newId } from "./ids.ts";
@@ -30,8 +30,10 @@ export const AUTH_CLOSE_CODES = new Set([4401, 4403, 4409]);
 const AUTH_HTTP_STATUSES = new Set([401, 403]);
 // Errors on the hello that are worth retrying; any other means the hello itself is wrong.
 const RETRYABLE_HELLO_ERRORS = new Set(["unavailable", "internal_error"]);
-// Silence for this many heartbeat intervals means the socket is gone.
+// Silence for this many heartbeat intervals, and at least as long as the Python SDK's ping
+// timeout, means the socket is gone (a stalled hub is not a dead socket).
 const SILENT_INTERVALS = 3;
+const SILENT_AT_LEAST_S = 20;
 
 export type Frame = Record<string, unknown> & { type?: unknown; payload?: unknown };
 
@@ -235,8 +237,8 @@ export class Connection {
     ended: Deferred<void>,
   ): ReturnType<typeof setInterval> {
     return setInterval(() => {
-      if (Date.now() - lastHeard() > SILENT_INTERVALS * intervalS * 1000) {
-        ended.reject(new Retry("the hub said nothing for three heartbeat intervals"));
+      if (Date.now() - lastHeard() > Math.max(SILENT_INTERVALS * intervalS, SILENT_AT_LEAST_S) * 1000) {
+        ended.reject(new Retry("the hub said nothing for too long"));
         return;
       }
       if (socket.readyState === WebSocket.OPEN) {

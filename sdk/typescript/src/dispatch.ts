@@ -12,7 +12,7 @@
 import { AgentClosed, HubRefused, TaskCancelled } from "./errors.ts";
 import type { Ack } from "./pending.ts";
 import type { DownlinkPayloads } from "./protocol.generated.ts";
-import { Flag } from "./signals.ts";
+import { Flag, sleep } from "./signals.ts";
 import { Task } from "./task.ts";
 import type { Uplink } from "./uplink.ts";
 
@@ -31,6 +31,8 @@ export class Downlink<K extends string = string> {
     this.envelope = envelope;
   }
 }
+
+const STOP_WAIT_S = 2;
 
 export type Handler<K extends string = string> = (event: Downlink<K>) => Promise<void> | void;
 export type TaskHandler = (task: Task) => Promise<void> | void;
@@ -68,12 +70,14 @@ export class Dispatcher {
   }
 
   /** Stop dispatching; running task handlers are left without reporting (their calls to
-   * the hub fail with `AgentClosed`), so their events are replayed on the next run. */
+   * the hub fail with `AgentClosed`), so their events are replayed on the next run. A
+   * promise cannot be cancelled as an asyncio task can: a handler stuck in code of its own
+   * is waited for a moment, then left (it can change nothing any more). */
   async stop(): Promise<void> {
     this.stopped = true;
     this.queued.set();
-    await this.loop;
-    await Promise.allSettled([...this.runners]);
+    const all = Promise.allSettled([this.loop, ...this.runners]);
+    await Promise.race([all, sleep(STOP_WAIT_S)]);
   }
 
   put(event: Downlink): void {
