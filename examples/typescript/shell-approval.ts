@@ -11,28 +11,54 @@
 import { spawn } from "node:child_process";
 import * as os from "node:os";
 
-import { Agent, HubRefused, NotApproved, ProposedAction } from "@lineup-hub/sdk";
+import {
+  Agent,
+  HubRefused,
+  NotApproved,
+  ProposedAction,
+} from "@lineup-hub/sdk";
 
 const EXIT_REJECTED = 77; // sysexits EX_NOPERM: a person did not permit the command
 const MAX_URL_LENGTH = 2000; // an artifact's URL, as the protocol allows
 
 const separator = process.argv.indexOf("--");
-const [hub, pairingCode] = process.argv.slice(2, separator < 0 ? undefined : separator);
+const [hub, pairingCode] = process.argv.slice(
+  2,
+  separator < 0 ? undefined : separator,
+);
 const command = separator < 0 ? [] : process.argv.slice(separator + 1);
 if (!hub || command.length === 0) {
-  console.error("usage: node shell-approval.ts HUB [PAIRING-CODE] -- COMMAND...");
+  console.error(
+    "usage: node shell-approval.ts HUB [PAIRING-CODE] -- COMMAND...",
+  );
   process.exit(2);
 }
 
-const agent = new Agent(hub, { pairingCode, name: "Shell (TypeScript)", profile: "typescript-shell" });
+const agent = new Agent(hub, {
+  pairingCode,
+  name: "Shell (TypeScript)",
+  profile: "typescript-shell",
+});
 const action = new ProposedAction({
   kind: "shell.command",
-  fields: { command: command.join(" "), cwd: process.cwd(), host: os.hostname(), user: os.userInfo().username },
+  fields: {
+    command: command.join(" "),
+    cwd: process.cwd(),
+    host: os.hostname(),
+    user: os.userInfo().username,
+  },
 });
 
-function run(line: string, cwd: string): Promise<{ status: number; output: string }> {
+function run(
+  line: string,
+  cwd: string,
+): Promise<{ status: number; output: string }> {
   return new Promise((resolve) => {
-    const child = spawn(line, { cwd, shell: true, stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(line, {
+      cwd,
+      shell: true,
+      stdio: ["ignore", "pipe", "pipe"],
+    });
     let output = "";
     const keep = (chunk: Buffer) => {
       process.stdout.write(chunk);
@@ -40,7 +66,9 @@ function run(line: string, cwd: string): Promise<{ status: number; output: strin
     };
     child.stdout.on("data", keep);
     child.stderr.on("data", keep);
-    child.on("error", (error) => resolve({ status: 127, output: `${output}${error.message}\n` }));
+    child.on("error", (error) =>
+      resolve({ status: 127, output: `${output}${error.message}\n` }),
+    );
     child.on("close", (status) => resolve({ status: status ?? 1, output }));
   });
 }
@@ -48,29 +76,46 @@ function run(line: string, cwd: string): Promise<{ status: number; output: strin
 let exitStatus = 1;
 try {
   await agent.start();
-  const answer = await agent.requestApproval(`Run \`${action.fields["command"]}\`?`, {
-    description: `The command runs in ${action.fields["cwd"]} on ${action.fields["host"]} as ${action.fields["user"]}.`,
-    impact: "Whatever the command does, with this user's rights.",
-    risk: "high",
-    action,
-  });
+  const answer = await agent.requestApproval(
+    `Run \`${action.fields["command"]}\`?`,
+    {
+      description: `The command runs in ${action.fields["cwd"]} on ${action.fields["host"]} as ${action.fields["user"]}.`,
+      impact: "Whatever the command does, with this user's rights.",
+      risk: "high",
+      action,
+    },
+  );
   try {
     const approved = answer.approvedAction(action); // the hash is checked here
-    const { status, output } = await run(String(approved["command"]), String(approved["cwd"]));
+    const { status, output } = await run(
+      String(approved["command"]),
+      String(approved["cwd"]),
+    );
     const dataUrl = `data:text/plain;base64,${Buffer.from(output).toString("base64")}`;
-    await agent.addArtifact("output.txt", dataUrl.length <= MAX_URL_LENGTH ? dataUrl : "data:text/plain,(output too long to attach)", {
-      mimeType: "text/plain",
-      summary: `exit status ${status}; ${output.trim().split("\n").slice(-3).join(" | ").slice(0, 1500)}`,
-    });
+    await agent.addArtifact(
+      "output.txt",
+      dataUrl.length <= MAX_URL_LENGTH
+        ? dataUrl
+        : "data:text/plain,(output too long to attach)",
+      {
+        mimeType: "text/plain",
+        summary: `exit status ${status}; ${output.trim().split("\n").slice(-3).join(" | ").slice(0, 1500)}`,
+      },
+    );
     exitStatus = status;
   } catch (error) {
     if (!(error instanceof NotApproved)) throw error;
-    const why = answer.expired ? "nobody decided in time" : `${answer.respondedBy} said ${answer.optionId}`;
+    const why = answer.expired
+      ? "nobody decided in time"
+      : `${answer.respondedBy} said ${answer.optionId}`;
     console.error(`not run: ${why}`);
     exitStatus = EXIT_REJECTED;
   }
 } catch (error) {
-  if (error instanceof HubRefused) console.error(`error [${error.code}]: ${error.hubMessage}\n  next: ${error.hint}`);
+  if (error instanceof HubRefused)
+    console.error(
+      `error [${error.code}]: ${error.hubMessage}\n  next: ${error.hint}`,
+    );
   else console.error(error);
   exitStatus = 2;
 } finally {

@@ -171,7 +171,10 @@ export class ProposedAction {
    * why not. An edit that sets a field to the value it already has changes nothing. */
   edited(edits: ActionFields): ProposedAction {
     if (edits === null || typeof edits !== "object" || Array.isArray(edits)) {
-      throw new InvalidAction("'action' must be an object of field names and new values.", EDIT_REFUSED);
+      throw new InvalidAction(
+        "'action' must be an object of field names and new values.",
+        EDIT_REFUSED,
+      );
     }
     const fields = { ...this.fields };
     for (const [name, value] of Object.entries(edits)) {
@@ -192,7 +195,10 @@ export class ProposedAction {
     try {
       return new ProposedAction({ kind: this.kind, fields, editable: this.editable });
     } catch (error) {
-      throw new InvalidAction(`The edited action is not valid: ${(error as Error).message}`, EDIT_REFUSED);
+      throw new InvalidAction(
+        `The edited action is not valid: ${(error as Error).message}`,
+        EDIT_REFUSED,
+      );
     }
   }
 

@@ -52,7 +52,8 @@ export interface AgentOptions {
 }
 
 function runtimeName(): string {
-  const versions = (globalThis as { process?: { versions?: Record<string, string> } }).process?.versions;
+  const versions = (globalThis as { process?: { versions?: Record<string, string> } }).process
+    ?.versions;
   if (versions?.["bun"]) return `bun${versions["bun"]}`;
   if ((globalThis as { Deno?: unknown }).Deno) return "deno";
   return `node${versions?.["node"]?.split(".")[0] ?? ""}`;
@@ -81,7 +82,8 @@ export class Agent {
 
   constructor(hub: string, options: AgentOptions = {}) {
     this.hub = normaliseHubUrl(hub);
-    this.store = options.store ?? StateStore.forHub(this.hub, options.profile ?? "default", options.stateDir);
+    this.store =
+      options.store ?? StateStore.forHub(this.hub, options.profile ?? "default", options.stateDir);
     this.state = this.store.load(this.hub);
     if (options.credential && options.credential !== this.state.credential) {
       this.state = new AgentState(this.hub, options.credential);
@@ -185,10 +187,18 @@ export class Agent {
       this.dispatcher.start();
     }
     const ready = this.uplink.live.wait().then(() => "ready" as const);
-    const outcome = await Promise.race([ready, this.runEnded!.promise.then(() => "ended" as const, (e: unknown) => e)]);
+    const outcome = await Promise.race([
+      ready,
+      this.runEnded!.promise.then(
+        () => "ended" as const,
+        (e: unknown) => e,
+      ),
+    ]);
     if (outcome === "ready") return this;
     await this.close();
-    throw outcome === "ended" ? new AgentClosed("the connection ended before the hub welcomed the agent") : outcome;
+    throw outcome === "ended"
+      ? new AgentClosed("the connection ended before the hub welcomed the agent")
+      : outcome;
   }
 
   /** Connect and serve until `close` (or a refused identity, which rejects). */
@@ -224,9 +234,17 @@ export class Agent {
   send(
     type: string,
     payload: Record<string, unknown>,
-    { taskId, conversationId, envelopeId }: { taskId?: string | null; conversationId?: string | null; envelopeId?: string } = {},
+    {
+      taskId,
+      conversationId,
+      envelopeId,
+    }: { taskId?: string | null; conversationId?: string | null; envelopeId?: string } = {},
   ): Promise<Ack> {
-    return this.uplink.send(type, payload, { envelopeId: envelopeId ?? newId("evt"), taskId, conversationId });
+    return this.uplink.send(type, payload, {
+      envelopeId: envelopeId ?? newId("evt"),
+      taskId,
+      conversationId,
+    });
   }
 
   /** A message outside a task; returns its id. */
@@ -246,7 +264,11 @@ export class Agent {
   async addArtifact(
     name: string,
     url: string,
-    { taskId, mimeType, summary }: { taskId?: string | null; mimeType?: string | null; summary?: string | null } = {},
+    {
+      taskId,
+      mimeType,
+      summary,
+    }: { taskId?: string | null; mimeType?: string | null; summary?: string | null } = {},
   ): Promise<string> {
     const artifactId = newId("art");
     const payload: Record<string, unknown> = { artifactId, name, url };
@@ -262,14 +284,25 @@ export class Agent {
    * own idempotency keys passes the card's `id` and `envelopeId`. */
   requestInteraction(
     card: InteractionCard,
-    { taskId, conversationId, envelopeId }: { taskId?: string | null; conversationId?: string | null; envelopeId?: string } = {},
+    {
+      taskId,
+      conversationId,
+      envelopeId,
+    }: { taskId?: string | null; conversationId?: string | null; envelopeId?: string } = {},
   ): Promise<Resolution> {
     const asked = { ...wireCard(card), id: card.id ?? newId("int") };
-    return this.uplink.ask(asked, { envelopeId: envelopeId ?? newId("evt"), taskId, conversationId });
+    return this.uplink.ask(asked, {
+      envelopeId: envelopeId ?? newId("evt"),
+      taskId,
+      conversationId,
+    });
   }
 
   /** An approval card (`approvalCard`'s fields) asked outside a task handler. */
-  requestApproval(title: string, fields: ApprovalFields & { taskId?: string | null } = {}): Promise<Resolution> {
+  requestApproval(
+    title: string,
+    fields: ApprovalFields & { taskId?: string | null } = {},
+  ): Promise<Resolution> {
     const { taskId, ...rest } = fields;
     return this.requestInteraction(approvalCard(title, rest), { taskId });
   }
@@ -292,7 +325,10 @@ export class Agent {
    * assigned, so that its progress, cards and artifacts are tracked like any. */
   async createTask(
     title: string,
-    { description = "", conversationId }: { description?: string; conversationId?: string | null } = {},
+    {
+      description = "",
+      conversationId,
+    }: { description?: string; conversationId?: string | null } = {},
   ): Promise<Task> {
     const data: Record<string, unknown> = { taskId: newId("task"), title };
     if (description) data["description"] = description;
@@ -376,7 +412,9 @@ export class Agent {
   private received(frame: Frame, raw: string): void {
     const type = String(frame.type ?? "");
     const given = frame.payload;
-    const payload = (given !== null && typeof given === "object" && !Array.isArray(given) ? given : {}) as Record<string, unknown>;
+    const payload = (
+      given !== null && typeof given === "object" && !Array.isArray(given) ? given : {}
+    ) as Record<string, unknown>;
     if (type === "ack") {
       if (typeof payload["id"] !== "string") {
         this.log.warn("ignoring a malformed ack", raw.slice(0, 300));
@@ -439,7 +477,10 @@ export class Agent {
       this.keepAnswer(resolution.interactionId, exact);
       this.uplink.answered(resolution);
     } else if (type === "task.cancel_requested") {
-      this.dispatcher.cancelRequested(String(payload["taskId"] ?? ""), String(payload["reason"] ?? ""));
+      this.dispatcher.cancelRequested(
+        String(payload["taskId"] ?? ""),
+        String(payload["reason"] ?? ""),
+      );
     }
   }
 

@@ -32,7 +32,14 @@ export interface ApprovalFields {
 }
 
 const APPROVAL_FIELDS = new Set([
-  "description", "impact", "risk", "options", "details", "expiresAt", "action", "policy",
+  "description",
+  "impact",
+  "risk",
+  "options",
+  "details",
+  "expiresAt",
+  "action",
+  "policy",
 ]);
 
 /** An approval card from the fields an adapter usually has at hand. */
@@ -49,7 +56,8 @@ export function approvalCard(title: string, fields: ApprovalFields = {}): Intera
   if (fields.options?.length) card.options = fields.options;
   if (fields.details) card.details = fields.details;
   if (fields.expiresAt) {
-    card.expiresAt = fields.expiresAt instanceof Date ? fields.expiresAt.toISOString() : fields.expiresAt;
+    card.expiresAt =
+      fields.expiresAt instanceof Date ? fields.expiresAt.toISOString() : fields.expiresAt;
   }
   if (fields.action) card.action = wireAction(fields.action);
   if (fields.policy) card.policy = fields.policy;

@@ -139,7 +139,9 @@ export class Connection {
 
   private async connectOnce(): Promise<void> {
     const credential = this.session.credential();
-    const headers: Record<string, string> = credential ? { Authorization: `Bearer ${credential}` } : {};
+    const headers: Record<string, string> = credential
+      ? { Authorization: `Bearer ${credential}` }
+      : {};
     const Socket = WebSocket as unknown as WebSocketWithHeaders;
     const socket = new Socket(this.url, { headers });
     this.current = socket;
@@ -178,11 +180,17 @@ export class Connection {
           this.session.welcomed(welcome);
           this.connects += 1;
           this.backoff.reset();
-          heartbeat ??= this.beat(socket, Number(welcome.heartbeatIntervalS) || 25, () => lastHeard, ended);
+          heartbeat ??= this.beat(
+            socket,
+            Number(welcome.heartbeatIntervalS) || 25,
+            () => lastHeard,
+            ended,
+          );
         } else if (frame.type === "error" && payload["id"] === helloId) {
           ended.reject(helloError(payload));
         } else {
-          if (frame.type === "error" && payload["id"] == null) explained = HubRefused.fromFrame(payload);
+          if (frame.type === "error" && payload["id"] == null)
+            explained = HubRefused.fromFrame(payload);
           this.session.received(frame, raw);
         }
       } catch (error) {
@@ -197,7 +205,10 @@ export class Connection {
         const refusal = refusalFromReason(code, reason);
         ended.reject(
           explained?.code === refusal.code
-            ? new AuthenticationFailed(explained.hubMessage, { code: explained.code, hint: explained.hint })
+            ? new AuthenticationFailed(explained.hubMessage, {
+                code: explained.code,
+                hint: explained.hint,
+              })
             : refusal,
         );
       } else if (opened) {
@@ -237,7 +248,10 @@ export class Connection {
     ended: Deferred<void>,
   ): ReturnType<typeof setInterval> {
     return setInterval(() => {
-      if (Date.now() - lastHeard() > Math.max(SILENT_INTERVALS * intervalS, SILENT_AT_LEAST_S) * 1000) {
+      if (
+        Date.now() - lastHeard() >
+        Math.max(SILENT_INTERVALS * intervalS, SILENT_AT_LEAST_S) * 1000
+      ) {
         ended.reject(new Retry("the hub said nothing for too long"));
         return;
       }
@@ -285,10 +299,13 @@ function refusalFromBody(body: string): AuthenticationFailed {
   try {
     const data = JSON.parse(body) as Record<string, unknown>;
     const error = (data["error"] ?? data) as Record<string, unknown>;
-    return new AuthenticationFailed(String(error["message"] || "The hub refused the agent's credential."), {
-      code: String(error["code"] || "unauthorized"),
-      hint: String(error["hint"] || "Pair the agent again with a new pairing code."),
-    });
+    return new AuthenticationFailed(
+      String(error["message"] || "The hub refused the agent's credential."),
+      {
+        code: String(error["code"] || "unauthorized"),
+        hint: String(error["hint"] || "Pair the agent again with a new pairing code."),
+      },
+    );
   } catch {
     return new AuthenticationFailed("The hub refused the agent's credential.", {
       code: "unauthorized",
@@ -311,7 +328,9 @@ function refusalFromReason(closeCode: number, reason: string): AuthenticationFai
       hint: String(fields["hint"] || ""),
     });
   }
-  const code = ({ 4403: "forbidden", 4409: "connection_replaced" } as Record<number, string>)[closeCode];
+  const code = ({ 4403: "forbidden", 4409: "connection_replaced" } as Record<number, string>)[
+    closeCode
+  ];
   return new AuthenticationFailed(reason || `The hub closed the connection (code ${closeCode}).`, {
     code: code ?? "unauthorized",
     hint: "Pair the agent again with a new pairing code.",

@@ -20,11 +20,18 @@ import type { Uplink } from "./uplink.ts";
 export class Downlink<K extends string = string> {
   readonly type: K;
   readonly sequence: number | null;
-  readonly payload: K extends keyof DownlinkPayloads ? DownlinkPayloads[K] : Record<string, unknown>;
+  readonly payload: K extends keyof DownlinkPayloads
+    ? DownlinkPayloads[K]
+    : Record<string, unknown>;
   /** The whole frame (with `actor`, `recordedAt`, `taskId`, ...). */
   readonly envelope: Record<string, unknown>;
 
-  constructor(type: K, sequence: number | null, payload: Record<string, unknown>, envelope: Record<string, unknown>) {
+  constructor(
+    type: K,
+    sequence: number | null,
+    payload: Record<string, unknown>,
+    envelope: Record<string, unknown>,
+  ) {
     this.type = type;
     this.sequence = sequence;
     this.payload = payload as Downlink<K>["payload"];
@@ -185,7 +192,8 @@ export class Dispatcher {
         { envelopeId: `${taskId}.cancelled`, taskId },
       );
     } catch (error) {
-      if (error instanceof HubRefused) this.log.info(`cancel of ${taskId} not confirmed: ${error.message}`);
+      if (error instanceof HubRefused)
+        this.log.info(`cancel of ${taskId} not confirmed: ${error.message}`);
       else if (!(error instanceof AgentClosed)) throw error;
     }
   }

@@ -20,7 +20,11 @@ export class HubRefused extends SdkError {
 
   constructor(
     message: string,
-    { code = "error", hint = "", details = {} }: { code?: string; hint?: string; details?: Record<string, unknown> } = {},
+    {
+      code = "error",
+      hint = "",
+      details = {},
+    }: { code?: string; hint?: string; details?: Record<string, unknown> } = {},
   ) {
     super(`[${code}] ${message}${hint ? ` (next: ${hint})` : ""}`);
     this.code = code;

@@ -52,9 +52,7 @@ export class DeliveryLedger {
   }
 
   private advance(): void {
-    const ceiling = this.inFlightSet.size
-      ? Math.min(...this.inFlightSet) - 1
-      : this.highestSeen;
+    const ceiling = this.inFlightSet.size ? Math.min(...this.inFlightSet) - 1 : this.highestSeen;
     this.watermark = Math.max(this.watermark, ceiling);
     this.handledSet = new Set([...this.handledSet].filter((s) => s > this.watermark));
   }

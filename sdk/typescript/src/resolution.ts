@@ -17,7 +17,9 @@ function text(value: unknown): string | null {
 function required(payload: Payload, key: string): string {
   const value = payload[key];
   if (typeof value !== "string" || !value) {
-    throw new TypeError(`an answer without '${key}': ${JSON.stringify(plain(payload)).slice(0, 300)}`);
+    throw new TypeError(
+      `an answer without '${key}': ${JSON.stringify(plain(payload)).slice(0, 300)}`,
+    );
   }
   return value;
 }
@@ -132,7 +134,9 @@ export class Resolution {
   /** The action decided on, `{kind, fields}`, as the person last saw or edited it. */
   get action(): { kind: string; fields: ActionFields } | null {
     const value = this.response["action"];
-    return value !== null && typeof value === "object" ? (value as { kind: string; fields: ActionFields }) : null;
+    return value !== null && typeof value === "object"
+      ? (value as { kind: string; fields: ActionFields })
+      : null;
   }
 
   get actionHash(): string | null {
@@ -167,7 +171,8 @@ export class Resolution {
     const hashed = this.actionHash;
     let matches = false;
     try {
-      matches = typeof kind === "string" && isObject && actionHash(kind, fields as ActionFields) === hashed;
+      matches =
+        typeof kind === "string" && isObject && actionHash(kind, fields as ActionFields) === hashed;
     } catch (error) {
       if (!(error instanceof InvalidAction)) throw error;
     }
@@ -179,7 +184,10 @@ export class Resolution {
     }
     const names = (o: ActionFields) => JSON.stringify(Object.keys(o).sort());
     try {
-      if (names(exactFields) !== names(expected.fields) || expected.edited(exactFields).hash !== hashed) {
+      if (
+        names(exactFields) !== names(expected.fields) ||
+        expected.edited(exactFields).hash !== hashed
+      ) {
         throw new ActionMismatch(expected.hash, hashed);
       }
     } catch (error) {
@@ -189,4 +197,3 @@ export class Resolution {
     return plain(exactFields);
   }
 }
-

@@ -117,7 +117,10 @@ export function normaliseHubUrl(hub: string): string {
 export function stateFileName(hub: string, profile: string): string {
   const netloc = ADDRESS.exec(hub)?.[2]?.toLowerCase() ?? "";
   const readable = netloc.replace(/[^a-z0-9]+/g, "-").replace(/^-+|-+$/g, "");
-  const digest = createHash("sha256").update(`${hub}\n${profile}`, "utf8").digest("hex").slice(0, 10);
+  const digest = createHash("sha256")
+    .update(`${hub}\n${profile}`, "utf8")
+    .digest("hex")
+    .slice(0, 10);
   const safeProfile = profile.replace(/[^A-Za-z0-9_-]+/g, "-");
   return `agent-${readable}-${safeProfile}-${digest}.json`;
 }
@@ -132,7 +135,9 @@ export class StateStore {
 
   static forHub(hub: string, profile = "default", directory?: string): StateStore {
     const normal = normaliseHubUrl(hub);
-    return new StateStore(path.join(directory ?? defaultDirectory(), stateFileName(normal, profile)));
+    return new StateStore(
+      path.join(directory ?? defaultDirectory(), stateFileName(normal, profile)),
+    );
   }
 
   load(hub: string): AgentState {

@@ -24,7 +24,8 @@ import type { Uplink } from "./uplink.ts";
 
 export const TERMINAL = new Set(["succeeded", "failed", "cancelled"]);
 
-export type TaskStatus = "queued" | "running" | "waiting_for_human" | "succeeded" | "failed" | "cancelled";
+export type TaskStatus =
+  "queued" | "running" | "waiting_for_human" | "succeeded" | "failed" | "cancelled";
 export type WithdrawalReason = NonNullable<InteractionWithdrawn["reason"]>;
 export type MessageAttachment = { name: string; url: string; mimeType?: string };
 
@@ -92,7 +93,11 @@ export class Task {
 
   async report(
     status: TaskStatus,
-    { progress, summary, error }: { progress?: number | null; summary?: string | null; error?: string | null } = {},
+    {
+      progress,
+      summary,
+      error,
+    }: { progress?: number | null; summary?: string | null; error?: string | null } = {},
   ): Promise<Ack> {
     const payload: Record<string, unknown> = { taskId: this.id, status };
     if (progress !== undefined && progress !== null) payload["progress"] = progress;
@@ -192,7 +197,10 @@ export class Task {
 
   /** A message in the task's conversation (the hub opens one for a task that has none, so
    * the task's result has a place on its page); returns its id. */
-  async postMessage(content: string, { attachments }: { attachments?: MessageAttachment[] } = {}): Promise<string> {
+  async postMessage(
+    content: string,
+    { attachments }: { attachments?: MessageAttachment[] } = {},
+  ): Promise<string> {
     const key = this.nextStep();
     const messageId = derivedId("msg", key);
     const payload: Record<string, unknown> = { messageId, content };

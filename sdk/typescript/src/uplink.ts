@@ -48,7 +48,12 @@ export class Uplink {
 
   constructor(
     connection: Connection,
-    options: { stored: Envelope[]; knownAnswer: KnownAnswer; keepAnswer: KeepAnswer; persist: () => void },
+    options: {
+      stored: Envelope[];
+      knownAnswer: KnownAnswer;
+      keepAnswer: KeepAnswer;
+      persist: () => void;
+    },
   ) {
     this.connection = connection;
     this.pending = new PendingUplinks(options.stored);
@@ -78,7 +83,11 @@ export class Uplink {
   }
 
   /** Best effort, never resent (streaming deltas: the final message carries it all). */
-  sendUnacknowledged(type: string, payload: Record<string, unknown>, route: Omit<Route, "envelopeId">): void {
+  sendUnacknowledged(
+    type: string,
+    payload: Record<string, unknown>,
+    route: Omit<Route, "envelopeId">,
+  ): void {
     if (!this.live.isSet()) return;
     const frame = envelopeFor({ ...route, envelopeId: newId("evt") }, type, payload);
     refuseIfTooLarge(frame);
@@ -87,7 +96,11 @@ export class Uplink {
 
   /** Send `card` and wait for its answer (one saved earlier counts); with `cancellation`,
    * throw `TaskCancelled` if that task is cancelled first. */
-  async ask(card: InteractionCard & { id: string }, route: Route, cancellation?: Cancellable): Promise<Resolution> {
+  async ask(
+    card: InteractionCard & { id: string },
+    route: Route,
+    cancellation?: Cancellable,
+  ): Promise<Resolution> {
     const interactionId = card.id;
     const answer = new Deferred<Resolution>();
     const waiting = this.answers.get(interactionId) ?? [];
@@ -124,10 +137,14 @@ export class Uplink {
    * (that answer then reaches the waiting caller as usual). */
   async withdraw(withdrawal: InteractionWithdrawn, taskId?: string | null): Promise<Ack> {
     const interactionId = withdrawal.interactionId;
-    const ack = await this.send("interaction.withdrawn", { ...withdrawal }, {
-      envelopeId: `${interactionId}.withdrawn`,
-      taskId,
-    });
+    const ack = await this.send(
+      "interaction.withdrawn",
+      { ...withdrawal },
+      {
+        envelopeId: `${interactionId}.withdrawn`,
+        taskId,
+      },
+    );
     const kept = Resolution.withdrawalPayload(withdrawal, new Date());
     this.keepAnswer(interactionId, kept);
     this.answered(Resolution.fromPayload(kept));
@@ -149,7 +166,8 @@ export class Uplink {
 
   /** Give a card's answer (already saved) to whoever waits for it. */
   answered(resolution: Resolution): void {
-    for (const waiter of this.answers.get(resolution.interactionId) ?? []) waiter.resolve(resolution);
+    for (const waiter of this.answers.get(resolution.interactionId) ?? [])
+      waiter.resolve(resolution);
   }
 
   // --- what the socket does ------------------------------------------------------------
@@ -213,10 +231,13 @@ export class Uplink {
 function refuseIfTooLarge(frame: Envelope): void {
   const size = new TextEncoder().encode(JSON.stringify(frame)).length;
   if (size > MAX_FRAME_BYTES) {
-    throw new HubRefused(`This uplink is ${size} bytes; a frame may hold at most ${MAX_FRAME_BYTES}.`, {
-      code: "frame_too_large",
-      hint: "Send less at once: split the content or link to it as an artifact.",
-    });
+    throw new HubRefused(
+      `This uplink is ${size} bytes; a frame may hold at most ${MAX_FRAME_BYTES}.`,
+      {
+        code: "frame_too_large",
+        hint: "Send less at once: split the content or link to it as an artifact.",
+      },
+    );
   }
 }
 

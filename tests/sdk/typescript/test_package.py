@@ -85,6 +85,28 @@ def test_the_package_type_checks_and_builds_to_javascript_with_declarations(
     assert {"Agent", "Task", "Resolution", "ProposedAction", "actionHash", "HubRefused"} <= exported
 
 
+def test_the_sources_are_formatted() -> None:
+    """Prettier (pinned), as ruff format for the Python: the style is a tool's, not a taste."""
+    node, _ = toolchain()
+    prettier = PACKAGE / "node_modules" / "prettier" / "bin" / "prettier.cjs"
+    check = subprocess.run(
+        [
+            node,
+            str(prettier),
+            "--check",
+            "src",
+            "test",
+            "scripts",
+            str(EXAMPLE / "shell-approval.ts"),
+        ],
+        capture_output=True,
+        text=True,
+        cwd=PACKAGE,
+        timeout=120,
+    )
+    assert check.returncode == 0, check.stdout + check.stderr + "\nrun prettier --write on them"
+
+
 def test_the_example_type_checks_against_the_published_declarations() -> None:
     node, tsc = toolchain()
     if not (EXAMPLE / "node_modules" / "@lineup-hub" / "sdk").exists():

@@ -6,8 +6,25 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { after, before, describe, test } from "node:test";
 
-import { ActionMismatch, Agent, Backoff, ProposedAction, actionHash, shortHash } from "../../src/index.ts";
-import { HUB, Refused, api, askedCard, confirm, pairingCode, person, respond, skip } from "./person.ts";
+import {
+  ActionMismatch,
+  Agent,
+  Backoff,
+  ProposedAction,
+  actionHash,
+  shortHash,
+} from "../../src/index.ts";
+import {
+  HUB,
+  Refused,
+  api,
+  askedCard,
+  confirm,
+  pairingCode,
+  person,
+  respond,
+  skip,
+} from "./person.ts";
 
 const quiet = { info() {}, warn() {}, error() {} };
 
@@ -46,13 +63,24 @@ describe("exact actions", { skip }, () => {
       action: MIGRATION,
     });
     const asked = await askedCard("Run the users migration?");
-    assert.equal(actionHash(asked.action.kind, asked.action.fields), MIGRATION.hash, "the hub hashes as the SDK does");
+    assert.equal(
+      actionHash(asked.action.kind, asked.action.fields),
+      MIGRATION.hash,
+      "the hub hashes as the SDK does",
+    );
 
     await assert.rejects(
       respond(asked.id, { optionId: "approve", actionHash: actionHash("db.migration", {}) }),
-      (error: unknown) => error instanceof Refused && error.status === 409 && error.body.error.code === "action_changed",
+      (error: unknown) =>
+        error instanceof Refused &&
+        error.status === 409 &&
+        error.body.error.code === "action_changed",
     );
-    assert.equal((await api("GET", `/interactions/${asked.id}`)).status, "pending", "the stale answer changed nothing");
+    assert.equal(
+      (await api("GET", `/interactions/${asked.id}`)).status,
+      "pending",
+      "the stale answer changed nothing",
+    );
 
     await respond(asked.id, {
       optionId: "approve",
@@ -60,18 +88,29 @@ describe("exact actions", { skip }, () => {
       action: { statements: ["ALTER TABLE users ADD plan text"], batchSize: 100 },
     });
     const answer = await asking;
-    const edited = { ...MIGRATION.fields, statements: ["ALTER TABLE users ADD plan text"], batchSize: 100 };
+    const edited = {
+      ...MIGRATION.fields,
+      statements: ["ALTER TABLE users ADD plan text"],
+      batchSize: 100,
+    };
     assert.equal(answer.edited, true);
     assert.equal(answer.editedFrom, MIGRATION.hash);
     assert.equal(answer.actionHash, actionHash("db.migration", edited));
     assert.deepEqual(answer.approvedAction(MIGRATION), edited);
     // Never onto another action: the SDK recomputes the hash and refuses.
-    const elsewhere = new ProposedAction({ kind: "db.migration", fields: { ...MIGRATION.fields, database: "prod-us" }, editable: ["batchSize"] });
+    const elsewhere = new ProposedAction({
+      kind: "db.migration",
+      fields: { ...MIGRATION.fields, database: "prod-us" },
+      editable: ["batchSize"],
+    });
     assert.throws(() => answer.approvedAction(elsewhere), ActionMismatch);
   });
 
   test("Telegram approves the exact action it showed", async () => {
-    const restart = new ProposedAction({ kind: "shell.command", fields: { command: "systemctl restart api", host: "web-1" } });
+    const restart = new ProposedAction({
+      kind: "shell.command",
+      fields: { command: "systemctl restart api", host: "web-1" },
+    });
     const asking = agent.requestApproval("Restart the API?", { risk: "high", action: restart });
     const card = await person("/telegram/card", { title: "Restart the API?" });
     assert.match(card.text, /shell\.command/);

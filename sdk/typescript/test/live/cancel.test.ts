@@ -6,7 +6,18 @@ import * as path from "node:path";
 import { after, before, describe, test } from "node:test";
 
 import { Agent, Backoff, TaskCancelled, type Task } from "../../src/index.ts";
-import { HUB, api, askedCard, confirm, events, eventually, newTask, pairingCode, skip, taskStatus } from "./person.ts";
+import {
+  HUB,
+  api,
+  askedCard,
+  confirm,
+  events,
+  eventually,
+  newTask,
+  pairingCode,
+  skip,
+  taskStatus,
+} from "./person.ts";
 
 const quiet = { info() {}, warn() {}, error() {} };
 
@@ -55,13 +66,19 @@ describe("cancellation", { skip }, () => {
     const statuses = (await events())
       .filter((e) => e.type === "task.status_changed" && e.taskId === taskId)
       .map((e) => e.payload.status);
-    assert.deepEqual(statuses.filter((s) => s === "cancelled"), ["cancelled"]);
+    assert.deepEqual(
+      statuses.filter((s) => s === "cancelled"),
+      ["cancelled"],
+    );
     assert.ok(!statuses.includes("succeeded"));
   });
 
   test("a cancel while the handler sleeps stops it at once", async () => {
     const taskId = await newTask(agent.agentId!, "Sleep for a long time");
-    await eventually(async () => (await api("GET", `/tasks/${taskId}`)).status === "running", "running");
+    await eventually(
+      async () => (await api("GET", `/tasks/${taskId}`)).status === "running",
+      "running",
+    );
     await api("POST", `/tasks/${taskId}/cancel`, {});
     await taskStatus(taskId, "cancelled");
     assert.ok(stopped.get(taskId) instanceof TaskCancelled);

@@ -14,21 +14,36 @@ const quiet = { info() {}, warn() {}, error() {} };
 
 function cards(surface: string): Record<string, InteractionCard> {
   return {
-    approval: { type: "approval", title: `Restart the workers? (${surface})`, impact: "Jobs pause for a minute." },
+    approval: {
+      type: "approval",
+      title: `Restart the workers? (${surface})`,
+      impact: "Jobs pause for a minute.",
+    },
     choice: {
       type: "choice",
       title: `Which region? (${surface})`,
-      options: [{ id: "eu", label: "Europe" }, { id: "us", label: "United States" }],
+      options: [
+        { id: "eu", label: "Europe" },
+        { id: "us", label: "United States" },
+      ],
     },
     several: {
       type: "choice",
       title: `Which checks? (${surface})`,
       multiple: true,
       minSelections: 1,
-      options: [{ id: "lint", label: "Lint" }, { id: "unit", label: "Unit tests" }, { id: "e2e", label: "End to end" }],
+      options: [
+        { id: "lint", label: "Lint" },
+        { id: "unit", label: "Unit tests" },
+        { id: "e2e", label: "End to end" },
+      ],
     },
     input: { type: "input", title: `Contact address? (${surface})`, input: { format: "email" } },
-    review: { type: "review", title: `Review the plan (${surface})`, content: "1. Back up\n2. Migrate" },
+    review: {
+      type: "review",
+      title: `Review the plan (${surface})`,
+      content: "1. Back up\n2. Migrate",
+    },
   };
 }
 
@@ -40,7 +55,10 @@ function checkAnswer(kind: string, answer: Resolution, via: string): void {
   if (kind === "several") assert.deepEqual(answer.optionIds, ["lint", "e2e"]);
   if (kind === "input") assert.equal(answer.text, "ops@example.com");
   if (kind === "review") {
-    assert.deepEqual([answer.optionId, answer.comment, answer.approved], ["request_changes", "Add a rollback step", false]);
+    assert.deepEqual(
+      [answer.optionId, answer.comment, answer.approved],
+      ["request_changes", "Add a rollback step", false],
+    );
   }
 }
 
@@ -70,7 +88,11 @@ describe("cards", { skip }, () => {
       if (kind === "input") {
         await assert.rejects(respond(asked.id, { text: "not an address" }), (error: unknown) => {
           assert.ok(error instanceof Refused);
-          assert.equal(error.status, 422, "an answer that does not fit is refused and changes nothing");
+          assert.equal(
+            error.status,
+            422,
+            "an answer that does not fit is refused and changes nothing",
+          );
           return true;
         });
       }
@@ -106,7 +128,10 @@ describe("cards", { skip }, () => {
         await person("/telegram/press", { title, label: "Request changes" });
         const prompt = await person("/telegram/last");
         assert.match(prompt.text, /what should change/);
-        await person("/telegram/reply", { messageId: prompt.messageId, text: "Add a rollback step" });
+        await person("/telegram/reply", {
+          messageId: prompt.messageId,
+          text: "Add a rollback step",
+        });
       }
       checkAnswer(kind, await asking, "telegram");
       const shown = await person("/telegram/outcome", { title, text: "via Telegram" });
@@ -136,8 +161,15 @@ describe("cards", { skip }, () => {
 
   test("a card the hub refuses is a clear error, and nothing is asked", async () => {
     await assert.rejects(
-      agent.requestInteraction({ type: "choice", title: "Only one option?", options: [{ id: "a", label: "A" }] }),
-      (error: any) => error.code === "invalid_payload" && /2 to 5 options/.test(error.message) && Boolean(error.hint),
+      agent.requestInteraction({
+        type: "choice",
+        title: "Only one option?",
+        options: [{ id: "a", label: "A" }],
+      }),
+      (error: any) =>
+        error.code === "invalid_payload" &&
+        /2 to 5 options/.test(error.message) &&
+        Boolean(error.hint),
     );
   });
 });

@@ -15,7 +15,12 @@ function stateDir(): string {
 }
 
 function agent(dir: string, options: ConstructorParameters<typeof Agent>[1] = {}): Agent {
-  return new Agent(HUB, { stateDir: dir, backoff: new Backoff({ initialS: 0.05, maximumS: 0.5 }), logger: quiet, ...options });
+  return new Agent(HUB, {
+    stateDir: dir,
+    backoff: new Backoff({ initialS: 0.05, maximumS: 0.5 }),
+    logger: quiet,
+    ...options,
+  });
 }
 
 describe("pairing", { skip }, () => {
@@ -29,7 +34,11 @@ describe("pairing", { skip }, () => {
 
     const [file] = fs.readdirSync(dir).filter((name) => name.endsWith(".json"));
     const stat = fs.statSync(path.join(dir, file!));
-    assert.equal(stat.mode & 0o777, 0o600, "the state file holds a secret: only its owner reads it");
+    assert.equal(
+      stat.mode & 0o777,
+      0o600,
+      "the state file holds a secret: only its owner reads it",
+    );
     const saved = JSON.parse(fs.readFileSync(path.join(dir, file!), "utf8"));
     assert.match(saved.credential, /^lu_agt_/);
     assert.equal(saved.agent_id, first.agentId);
@@ -38,7 +47,9 @@ describe("pairing", { skip }, () => {
     const again = agent(dir); // no code: the stored credential
     await again.start();
     assert.equal(again.agentId, first.agentId);
-    const [listed] = (await api("GET", "/agents")).agents.filter((a: any) => a.id === first.agentId);
+    const [listed] = (await api("GET", "/agents")).agents.filter(
+      (a: any) => a.id === first.agentId,
+    );
     assert.equal(listed.status, "online");
     assert.equal(listed.runtime.startsWith("node"), true);
     await again.close();
@@ -65,7 +76,11 @@ describe("pairing", { skip }, () => {
     const stopped = assert.rejects(revoked.run(), (error: unknown) => {
       assert.ok(error instanceof AuthenticationFailed);
       assert.equal(error.code, "credential_revoked");
-      assert.match(error.hint, /[Pp]air/, "the hub's next step, from the error frame before the close");
+      assert.match(
+        error.hint,
+        /[Pp]air/,
+        "the hub's next step, from the error frame before the close",
+      );
       return true;
     });
     await api("POST", `/agents/${revoked.agentId}/revoke`);

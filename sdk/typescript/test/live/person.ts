@@ -13,7 +13,8 @@ const WORKSPACE = process.env["LINEUP_TEST_WORKSPACE"] ?? "";
 const PERSON = process.env["LINEUP_TEST_PERSON"] ?? "";
 
 /** Why a live suite cannot run here, or false. */
-export const skip = HUB && TOKEN && WORKSPACE && PERSON ? false : "no hub: run through tests/sdk/typescript";
+export const skip =
+  HUB && TOKEN && WORKSPACE && PERSON ? false : "no hub: run through tests/sdk/typescript";
 
 export type Json = Record<string, any>;
 
@@ -28,7 +29,13 @@ export class Refused extends Error {
   }
 }
 
-async function call(base: string, method: string, path: string, body?: unknown, auth = true): Promise<any> {
+async function call(
+  base: string,
+  method: string,
+  path: string,
+  body?: unknown,
+  auth = true,
+): Promise<any> {
   const headers: Record<string, string> = { "Content-Type": "application/json" };
   if (auth) headers["Authorization"] = `Bearer ${TOKEN}`;
   const response = await fetch(`${base}${path}`, {
@@ -65,7 +72,11 @@ export async function conversation(agentId: string, title = "TypeScript agent"):
   return (await api("POST", "/conversations", { title, agentIds: [agentId] })).id;
 }
 
-export async function newTask(agentId: string, title: string, conversationId?: string): Promise<string> {
+export async function newTask(
+  agentId: string,
+  title: string,
+  conversationId?: string,
+): Promise<string> {
   const body: Json = { title, description: "", targetAgentId: agentId };
   if (conversationId) body["conversationId"] = conversationId;
   return (await api("POST", "/tasks", body)).id;
@@ -84,7 +95,11 @@ export async function events(): Promise<Json[]> {
 }
 
 /** Wait (bounded) for `check` to give something truthy, and return it. */
-export async function eventually<T>(check: () => Promise<T> | T, what: string, withinS = 30): Promise<NonNullable<T>> {
+export async function eventually<T>(
+  check: () => Promise<T> | T,
+  what: string,
+  withinS = 30,
+): Promise<NonNullable<T>> {
   const deadline = Date.now() + withinS * 1000;
   for (;;) {
     const value = await check();
@@ -110,8 +125,12 @@ export function respond(interactionId: string, answer: Json): Promise<Json> {
 }
 
 export async function taskStatus(taskId: string, status: string, withinS = 30): Promise<Json> {
-  return eventually(async () => {
-    const task = await api("GET", `/tasks/${taskId}`);
-    return task.status === status ? task : null;
-  }, `task ${taskId} ${status}`, withinS);
+  return eventually(
+    async () => {
+      const task = await api("GET", `/tasks/${taskId}`);
+      return task.status === status ? task : null;
+    },
+    `task ${taskId} ${status}`,
+    withinS,
+  );
 }

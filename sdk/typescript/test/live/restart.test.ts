@@ -7,7 +7,17 @@ import * as path from "node:path";
 import { describe, test } from "node:test";
 
 import { Agent, Backoff, type Task } from "../../src/index.ts";
-import { HUB, confirm, events, eventually, newTask, pairingCode, person, skip, taskStatus } from "./person.ts";
+import {
+  HUB,
+  confirm,
+  events,
+  eventually,
+  newTask,
+  pairingCode,
+  person,
+  skip,
+  taskStatus,
+} from "./person.ts";
 
 const quiet = { info() {}, warn() {}, error() {} };
 
@@ -39,14 +49,31 @@ describe("a hub restart", { skip }, () => {
       await agent.start();
       await confirm(agent.agentId!, "Restart");
       const taskId = await newTask(agent.agentId!, "Survive a restart");
-      await eventually(async () => (await events()).some((e) => e.type === "task.status_changed" && e.payload.progress === 10), "progress 10");
+      await eventually(
+        async () =>
+          (await events()).some(
+            (e) => e.type === "task.status_changed" && e.payload.progress === 10,
+          ),
+        "progress 10",
+      );
 
       await person("/hub/stop");
       await eventually(() => !agent.connected, "the agent sees the hub gone");
       goOn();
       await eventually(() => agent.pendingUplinks >= 3, "three uplinks waiting");
-      const saved = JSON.parse(fs.readFileSync(path.join(stateDir, fs.readdirSync(stateDir).find((n) => n.endsWith(".json"))!), "utf8"));
-      assert.ok(saved.outbox.length >= 3, "what waits is in the state file, to survive the adapter too");
+      const saved = JSON.parse(
+        fs.readFileSync(
+          path.join(
+            stateDir,
+            fs.readdirSync(stateDir).find((n) => n.endsWith(".json"))!,
+          ),
+          "utf8",
+        ),
+      );
+      assert.ok(
+        saved.outbox.length >= 3,
+        "what waits is in the state file, to survive the adapter too",
+      );
       await person("/hub/start");
 
       const done = await taskStatus(taskId, "succeeded", 60);
@@ -55,10 +82,22 @@ describe("a hub restart", { skip }, () => {
       assert.ok(agent.connects >= 2);
       const mine = (await events()).filter((e) => e.actor === `agent:${agent.agentId}`);
       const count = (match: (e: any) => boolean) => mine.filter(match).length;
-      assert.equal(count((e) => e.type === "task.status_changed" && e.payload.progress === 60), 1);
-      assert.equal(count((e) => e.type === "message.created"), 1);
-      assert.equal(count((e) => e.type === "artifact.created"), 1);
-      assert.equal(count((e) => e.type === "task.accepted"), 1);
+      assert.equal(
+        count((e) => e.type === "task.status_changed" && e.payload.progress === 60),
+        1,
+      );
+      assert.equal(
+        count((e) => e.type === "message.created"),
+        1,
+      );
+      assert.equal(
+        count((e) => e.type === "artifact.created"),
+        1,
+      );
+      assert.equal(
+        count((e) => e.type === "task.accepted"),
+        1,
+      );
       assert.equal(new Set(mine.map((e) => e.id)).size, mine.length);
     } finally {
       await agent.close();

@@ -8,7 +8,17 @@ import * as path from "node:path";
 import { describe, test } from "node:test";
 
 import { Agent, Backoff, type Task } from "../../src/index.ts";
-import { HUB, askedCard, confirm, events, newTask, pairingCode, respond, skip, taskStatus } from "./person.ts";
+import {
+  HUB,
+  askedCard,
+  confirm,
+  events,
+  newTask,
+  pairingCode,
+  respond,
+  skip,
+  taskStatus,
+} from "./person.ts";
 
 const quiet = { info() {}, warn() {}, error() {} };
 
@@ -58,7 +68,13 @@ describe("resuming after a restart", { skip }, () => {
     assert.equal(types.filter((t) => t === "task.accepted").length, 1);
     assert.equal(types.filter((t) => t === "task.child_created").length, 1);
     assert.equal(types.filter((t) => t === "interaction.requested").length, 1);
-    assert.equal(mine.filter((e) => e.type === "task.status_changed" && e.payload.progress === 40).length, 1);
-    assert.equal(mine.filter((e) => e.payload.status === "succeeded" && e.taskId === taskId).length, 1);
+    assert.equal(
+      mine.filter((e) => e.type === "task.status_changed" && e.payload.progress === 40).length,
+      1,
+    );
+    assert.equal(
+      mine.filter((e) => e.payload.status === "succeeded" && e.taskId === taskId).length,
+      1,
+    );
   });
 });

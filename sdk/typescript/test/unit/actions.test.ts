@@ -18,7 +18,14 @@ import { pythonFloatRepr } from "../../src/actions.ts";
 
 const file = new URL("../../../../tests/protocol/action_hash_vectors.json", import.meta.url);
 const { vectors } = JSON.parse(fs.readFileSync(file, "utf8")) as {
-  vectors: { name: string; kind: string; fieldsJson: string; fromJavaScriptNumbers: boolean; canonical: string; hash: string }[];
+  vectors: {
+    name: string;
+    kind: string;
+    fieldsJson: string;
+    fromJavaScriptNumbers: boolean;
+    canonical: string;
+    hash: string;
+  }[];
 };
 
 describe("the shared action hash vectors", () => {
@@ -40,9 +47,18 @@ describe("the shared action hash vectors", () => {
 
 describe("Python's float repr", () => {
   for (const [value, expected] of [
-    [0.1, "0.1"], [1e-5, "1e-05"], [1e-4, "0.0001"], [1e16, "1e+16"], [1e15, "1000000000000000.0"],
-    [1.5e300, "1.5e+300"], [-2.5e-8, "-2.5e-08"], [3, "3.0"], [-0, "-0.0"], [5e-324, "5e-324"],
-    [1.7976931348623157e308, "1.7976931348623157e+308"], [123456.789, "123456.789"],
+    [0.1, "0.1"],
+    [1e-5, "1e-05"],
+    [1e-4, "0.0001"],
+    [1e16, "1e+16"],
+    [1e15, "1000000000000000.0"],
+    [1.5e300, "1.5e+300"],
+    [-2.5e-8, "-2.5e-08"],
+    [3, "3.0"],
+    [-0, "-0.0"],
+    [5e-324, "5e-324"],
+    [1.7976931348623157e308, "1.7976931348623157e+308"],
+    [123456.789, "123456.789"],
   ] as const) {
     test(`${value} → ${expected}`, () => assert.equal(pythonFloatRepr(value), expected));
   }
@@ -68,7 +84,11 @@ function decision(response: Record<string, unknown>): Resolution {
 
 describe("a decision bound to an action", () => {
   test("the proposed action, approved, is what is acted on", () => {
-    const answer = decision({ optionId: "approve", actionHash: MIGRATION.hash, action: MIGRATION.summary() });
+    const answer = decision({
+      optionId: "approve",
+      actionHash: MIGRATION.hash,
+      action: MIGRATION.summary(),
+    });
     assert.deepEqual(answer.approvedAction(MIGRATION), MIGRATION.fields);
     assert.equal(answer.edited, false);
   });
@@ -93,12 +113,18 @@ describe("a decision bound to an action", () => {
     const hub = "sha256:" + "0".repeat(64);
     const exactHash = actionHash(
       "db.migration",
-      parseExact('{"batchSize":100.0,"database":"prod-eu","statements":["ALTER TABLE users ADD plan text"]}') as Record<string, unknown>,
+      parseExact(
+        '{"batchSize":100.0,"database":"prod-eu","statements":["ALTER TABLE users ADD plan text"]}',
+      ) as Record<string, unknown>,
     );
     assert.notEqual(exactHash, actionHash("db.migration", { ...MIGRATION.fields, batchSize: 100 }));
-    const answer = Resolution.fromPayload(parseExact(text.replace("HASH", exactHash)) as Record<string, unknown>);
+    const answer = Resolution.fromPayload(
+      parseExact(text.replace("HASH", exactHash)) as Record<string, unknown>,
+    );
     assert.deepEqual(answer.approvedAction(MIGRATION), { ...MIGRATION.fields, batchSize: 100 });
-    const forged = Resolution.fromPayload(parseExact(text.replace("HASH", hub)) as Record<string, unknown>);
+    const forged = Resolution.fromPayload(
+      parseExact(text.replace("HASH", hub)) as Record<string, unknown>,
+    );
     assert.throws(() => forged.approvedAction(MIGRATION), ActionMismatch);
   });
 
@@ -112,18 +138,32 @@ describe("a decision bound to an action", () => {
       editedFrom: MIGRATION.hash,
     });
     assert.throws(() => answer.approvedAction(MIGRATION), ActionMismatch);
-    const lying = decision({ optionId: "approve", actionHash: MIGRATION.hash, action: { kind: "db.migration", fields: elsewhere } });
+    const lying = decision({
+      optionId: "approve",
+      actionHash: MIGRATION.hash,
+      action: { kind: "db.migration", fields: elsewhere },
+    });
     assert.throws(() => lying.approvedAction(MIGRATION), ActionMismatch);
   });
 
   test("a no is not an approval", () => {
-    const answer = decision({ optionId: "reject", actionHash: MIGRATION.hash, action: MIGRATION.summary() });
+    const answer = decision({
+      optionId: "reject",
+      actionHash: MIGRATION.hash,
+      action: MIGRATION.summary(),
+    });
     assert.throws(() => answer.approvedAction(MIGRATION), NotApproved);
   });
 
   test("an action the hub would refuse is refused here", () => {
-    assert.throws(() => new ProposedAction({ kind: "k", fields: { a: {} }, editable: ["a"] }), InvalidAction);
-    assert.throws(() => new ProposedAction({ kind: "k", fields: {}, editable: ["missing"] }), InvalidAction);
+    assert.throws(
+      () => new ProposedAction({ kind: "k", fields: { a: {} }, editable: ["a"] }),
+      InvalidAction,
+    );
+    assert.throws(
+      () => new ProposedAction({ kind: "k", fields: {}, editable: ["missing"] }),
+      InvalidAction,
+    );
     assert.throws(() => new ProposedAction({ kind: "", fields: {} }), InvalidAction);
     assert.throws(() => MIGRATION.edited({ database: "x" }), /cannot be edited/);
     assert.throws(() => MIGRATION.edited({ batchSize: "many" }), /must stay number/);

@@ -6,7 +6,13 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { describe, test } from "node:test";
 
-import { AgentState, Backoff, DeliveryLedger, StateStore, normaliseHubUrl } from "../../src/index.ts";
+import {
+  AgentState,
+  Backoff,
+  DeliveryLedger,
+  StateStore,
+  normaliseHubUrl,
+} from "../../src/index.ts";
 import { HubRefused } from "../../src/errors.ts";
 import { PendingUplinks } from "../../src/pending.ts";
 
@@ -34,7 +40,10 @@ describe("the delivery ledger", () => {
 describe("the backoff", () => {
   test("doubles up to its ceiling, drawn at random below it, and starts over after a success", () => {
     const backoff = new Backoff({ initialS: 0.5, maximumS: 4, draw: (_low, high) => high });
-    assert.deepEqual([1, 2, 3, 4, 5].map(() => backoff.nextDelay()), [0.5, 1, 2, 4, 4]);
+    assert.deepEqual(
+      [1, 2, 3, 4, 5].map(() => backoff.nextDelay()),
+      [0.5, 1, 2, 4, 4],
+    );
     backoff.reset();
     assert.equal(backoff.nextDelay(), 0.5);
     assert.throws(() => new Backoff({ initialS: 0 }), RangeError);
@@ -47,13 +56,28 @@ describe("pending uplinks", () => {
     const first = pending.add({ id: "a", type: "t", payload: { n: 1 } });
     pending.add({ id: "b", type: "t" });
     const again = pending.add({ id: "a", type: "t", payload: { n: 2 } });
-    assert.deepEqual(pending.envelopes().map((e) => [e.id, e.payload]), [["a", { n: 1 }], ["b", undefined]]);
+    assert.deepEqual(
+      pending.envelopes().map((e) => [e.id, e.payload]),
+      [
+        ["a", { n: 1 }],
+        ["b", undefined],
+      ],
+    );
     pending.acknowledged({ id: "a", sequence: 9, duplicate: false });
-    assert.deepEqual([await first, await again].map((ack) => ack.sequence), [9, 9]);
+    assert.deepEqual(
+      [await first, await again].map((ack) => ack.sequence),
+      [9, 9],
+    );
     const refused = pending.add({ id: "c", type: "t" });
     pending.refused("c", new HubRefused("no", { code: "nope" }));
-    await assert.rejects(refused, (error: unknown) => error instanceof HubRefused && error.code === "nope");
-    assert.deepEqual(pending.envelopes().map((e) => e.id), ["b"]);
+    await assert.rejects(
+      refused,
+      (error: unknown) => error instanceof HubRefused && error.code === "nope",
+    );
+    assert.deepEqual(
+      pending.envelopes().map((e) => e.id),
+      ["b"],
+    );
   });
 });
 
