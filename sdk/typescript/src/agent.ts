@@ -47,9 +47,16 @@ export interface AgentOptions {
   runtime?: string;
   capabilities?: string[];
   backoff?: Backoff;
-  /** Where the SDK reports what it absorbed (refusals no caller waits for, resyncs). */
+  /** Where the SDK reports what it absorbed (refusals no caller waits for, resyncs).
+   * Default: warnings and errors on the console, as Python's logging shows them. */
   logger?: Logger;
 }
+
+const WARNINGS_ON_CONSOLE: Logger = {
+  info() {},
+  warn: (...args: unknown[]) => console.warn(...args),
+  error: (...args: unknown[]) => console.error(...args),
+};
 
 function runtimeName(): string {
   const versions = (globalThis as { process?: { versions?: Record<string, string> } }).process
@@ -92,7 +99,7 @@ export class Agent {
     this.agentVersion = options.agentVersion ?? SDK_VERSION;
     this.runtime = options.runtime ?? runtimeName();
     this.capabilities = [...(options.capabilities ?? [])];
-    this.log = options.logger ?? console;
+    this.log = options.logger ?? WARNINGS_ON_CONSOLE;
     this.pairingCode = options.pairingCode ?? null;
     this.ledger = new DeliveryLedger(this.state.lastSequence, this.state.handled);
     this.connection = new Connection(this.hub, this.session(), { backoff: options.backoff });
