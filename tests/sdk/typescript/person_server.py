@@ -12,6 +12,7 @@ from typing import Any
 
 from quart import Quart, request
 
+from hub.core.store.notification_models import DeliveredCard
 from hub.testing import eventually, free_port
 from tests.channels.answering import press, reply, telegram_card
 from tests.channels.peers import BotApiPeer, SentMessage, serve_on_loopback
@@ -24,6 +25,16 @@ def _message(message: SentMessage) -> dict[str, Any]:
         "text": message.text,
         "buttons": [button["text"] for button in message.buttons()],
     }
+
+
+async def _known_to_the_hub(message_id: int) -> bool:
+    """The hub saved which card this message of its own is about (a card's message, or a
+    prompt about one): it records that after Telegram answers the send, so a reply faster
+    than that, which no person types, would be to a message the hub does not know yet."""
+    rows = await DeliveredCard.filter(surface="telegram")
+    return any(
+        row.external_id == str(message_id) or row.state.get("prompt") == message_id for row in rows
+    )
 
 
 class PersonServer:
@@ -52,15 +63,20 @@ class PersonServer:
             self.restarts += 1
             return {"started": True}
 
+        async def card_message(title: str) -> SentMessage:
+            message = await telegram_card(self.bot_api, chat, title)
+            await eventually(lambda: _known_to_the_hub(message.message_id))
+            return message
+
         @app.post("/telegram/card")
         async def card() -> dict[str, Any]:
             body = await request.get_json()
-            return _message(await telegram_card(self.bot_api, chat, body["title"]))
+            return _message(await card_message(body["title"]))
 
         @app.post("/telegram/press")
         async def press_button() -> dict[str, Any]:
             body = await request.get_json()
-            message = await telegram_card(self.bot_api, chat, body["title"])
+            message = await card_message(body["title"])
             answer = await press(self.bot_api, chat, message, body["label"])
             return {"answer": answer, "message": _message(message)}
 
@@ -69,8 +85,9 @@ class PersonServer:
             body = await request.get_json()
             if "messageId" in body:
                 to = int(body["messageId"])
+                await eventually(lambda: _known_to_the_hub(to))
             else:
-                to = (await telegram_card(self.bot_api, chat, body["title"])).message_id
+                to = (await card_message(body["title"])).message_id
             return _message(await reply(self.bot_api, chat, to, body["text"]))
 
         @app.post("/telegram/last")

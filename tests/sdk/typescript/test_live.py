@@ -49,7 +49,7 @@ async def test_the_typescript_sdk_against_a_live_hub(
                 "--test-reporter=spec",
                 "--test-concurrency=1",
                 "--test-timeout=120000",
-                "test/live/*.test.ts",
+                SUITES,
             ],
             timeout_s=SUITE_TIMEOUT_S,
             LINEUP_TEST_HUB=hub.url,
