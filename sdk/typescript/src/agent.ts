@@ -12,7 +12,6 @@
 // `task.cancel_requested` (the task's handler is told). Then the `Dispatcher` hands every
 // event to the adapter's handlers, in order. This is the Python SDK's design (hub/sdk/agent.py)
 // and its behaviour, call for call.
-import { Backoff } from "./backoff.ts";
 import { type ApprovalFields, approvalCard, wireCard } from "./cards.ts";
 import { Connection, type Frame, type Session } from "./connection.ts";
 import { Dispatcher, Downlink, type Handler, type Logger, type TaskHandler } from "./dispatch.ts";
@@ -24,47 +23,10 @@ import type { Ack } from "./pending.ts";
 import type { AgentPaired, AgentWelcome, InteractionCard } from "./protocol.generated.ts";
 import { Resolution } from "./resolution.ts";
 import { Deferred } from "./signals.ts";
+import { type AgentOptions, SDK_VERSION, WARNINGS_ON_CONSOLE, runtimeName } from "./options.ts";
 import { AgentState, StateStore, normaliseHubUrl } from "./state.ts";
 import { Task, type MessageAttachment, type WithdrawalReason } from "./task.ts";
 import { Uplink } from "./uplink.ts";
-
-export const SDK_VERSION = "lineup-sdk-typescript/0.1";
-
-export interface AgentOptions {
-  /** A credential you hold (else the stored one, else pair with `pairingCode`). */
-  credential?: string | null;
-  /** A one-time pairing code from the hub (Agents page, or `lineup pair`). */
-  pairingCode?: string | null;
-  /** The name the agent proposes when pairing. */
-  name?: string | null;
-  /** One state file per hub and profile: give each adapter on a machine its own. */
-  profile?: string;
-  /** Where the state file lives (default `$LINEUP_AGENT_HOME`, `$XDG_CONFIG_HOME/lineup`,
-   * `~/.config/lineup`). */
-  stateDir?: string;
-  store?: StateStore;
-  agentVersion?: string;
-  runtime?: string;
-  capabilities?: string[];
-  backoff?: Backoff;
-  /** Where the SDK reports what it absorbed (refusals no caller waits for, resyncs).
-   * Default: warnings and errors on the console, as Python's logging shows them. */
-  logger?: Logger;
-}
-
-const WARNINGS_ON_CONSOLE: Logger = {
-  info() {},
-  warn: (...args: unknown[]) => console.warn(...args),
-  error: (...args: unknown[]) => console.error(...args),
-};
-
-function runtimeName(): string {
-  const versions = (globalThis as { process?: { versions?: Record<string, string> } }).process
-    ?.versions;
-  if (versions?.["bun"]) return `bun${versions["bun"]}`;
-  if ((globalThis as { Deno?: unknown }).Deno) return "deno";
-  return `node${versions?.["node"]?.split(".")[0] ?? ""}`;
-}
 
 export class Agent {
   readonly hub: string;

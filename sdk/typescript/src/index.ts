@@ -14,7 +14,8 @@ export {
   SdkError,
   TaskCancelled,
 } from "./errors.ts";
-export { Agent, SDK_VERSION, type AgentOptions } from "./agent.ts";
+export { Agent } from "./agent.ts";
+export { SDK_VERSION, type AgentOptions } from "./options.ts";
 export {
   ProposedAction,
   actionHash,
