@@ -141,7 +141,7 @@ describe("cards", { skip }, () => {
 
   test("a card nobody answers expires, and the agent is told nothing was decided", async () => {
     const answer = await agent.requestApproval("Rotate the keys?", {
-      expiresAt: new Date(Date.now() + 1500),
+      expiresAt: new Date(Date.now() + 3000),
       policy: { approvers: ["owner@example.com"] },
     });
     assert.equal(answer.expired, true);
@@ -152,7 +152,7 @@ describe("cards", { skip }, () => {
   test("a high-risk card's policy denies it when its time runs out", async () => {
     const answer = await agent.requestApproval("Delete the backups?", {
       risk: "high",
-      expiresAt: new Date(Date.now() + 1500),
+      expiresAt: new Date(Date.now() + 3000),
       policy: { approvers: ["owner@example.com"], onExpiry: "deny" },
     });
     assert.equal(answer.optionId, "reject");
