@@ -33,6 +33,7 @@ from hub.web.pages import (
     search,
     session,
     settings,
+    slack_link,
     tasks,
     telegram_link,
     two_factor,
@@ -57,6 +58,7 @@ for area in (
     policy_rules,
     push_devices,
     pwa,
+    slack_link,
     telegram_link,
     two_factor,
 ):
