@@ -99,8 +99,12 @@ class SlackPeer:
         self.users: dict[str, dict[str, Any]] = {}
         self.acks: dict[str, dict[str, Any] | None] = {}
         self.refused_blocks: list[str] = []
-        # method → [(status, Retry-After)] answered instead, first first.
+        self.params: list[tuple[str, dict[str, Any]]] = []  # each call's method and values
+        # method → the Retry-After of the 429s answered instead of its next calls.
         self.limits: dict[str, list[int]] = {}
+        # method → how many of its next calls take effect but lose their answer (a 502 from a
+        # proxy whose upstream connection broke just after Slack acted).
+        self.lose_answers: dict[str, int] = {}
         self.post_to_hub: Post | None = None  # set: HTTP mode (signed posts), else Socket Mode
         self._ts = itertools.count(1)
         self._ids = itertools.count(1)
@@ -132,6 +136,7 @@ class SlackPeer:
                     form = await request.form
                     params.update({k: _value(v) for k, v in form.items()})
             self.calls.append((method, time.monotonic()))
+            self.params.append((method, params))
             limited = self.limits.get(method)
             if limited:
                 retry_after = limited.pop(0)
@@ -143,9 +148,13 @@ class SlackPeer:
             if handler is None:
                 return {"ok": False, "error": "unknown_method"}, 200, {}
             try:
-                return {"ok": True, **await handler(params)}, 200, {}
+                answer = {"ok": True, **await handler(params)}
             except _Refuse as refused:
                 return {"ok": False, "error": str(refused)}, 200, {}
+            if self.lose_answers.get(method):
+                self.lose_answers[method] -= 1
+                return {"error": "upstream connection reset"}, 502, {}
+            return answer, 200, {}
 
         @app.websocket("/link/")
         async def link() -> None:
@@ -304,6 +313,9 @@ class SlackPeer:
 
     def conversation(self, channel: str) -> list[SlackMessage]:
         return [m for (c, _), m in sorted(self.messages.items()) if c == channel]
+
+    def called(self, method: str) -> list[dict[str, Any]]:
+        return [params for name, params in self.params if name == method]
 
     def told(self, user: str) -> list[str]:
         """The ephemeral messages ``user`` was shown."""

@@ -396,8 +396,10 @@ def _errors(view: dict[str, Any], card: Card, error: InvalidInput) -> dict[str, 
     kind = str(view.get("callback_id") or "")
     block = modals.ANSWER_BLOCK
     if kind == ModalKind.EDIT and card.action is not None:
-        field = (getattr(error, "details", None) or {}).get("field")
-        block = modals.field_block(card.action, field if isinstance(field, str) else None)
+        # The core's refusal names the field; the longest name it holds is the one meant.
+        names = sorted((f.name for f in card.action.editable), key=len, reverse=True)
+        named = next((name for name in names if name in error.message), None)
+        block = modals.field_block(card.action, named)
     elif kind == ModalKind.EDIT_CONFIRM:
         return _closing(error.message)
     return {"response_action": "errors", "errors": {block: error.message[:2000]}}

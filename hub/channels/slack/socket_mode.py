@@ -42,6 +42,8 @@ class SocketModeConnection:
         self.ping_interval_s = ping_interval_s
         self.client: SocketModeClient | None = None
         self._seen = SeenOnce()
+        # The client runs each envelope's listeners in a task of its own it does not keep.
+        self._handling: set[asyncio.Task[Any]] = set()
 
     @property
     def connected(self) -> bool:
@@ -70,8 +72,19 @@ class SocketModeConnection:
         client, self.client = self.client, None
         if client is not None:
             await _close(client)
+        handling = set(self._handling)
+        if handling:
+            _done, late = await asyncio.wait(handling, timeout=STOP_WITHIN_S)
+            for task in late:
+                task.cancel()
+            if late:
+                await asyncio.wait(late, timeout=STOP_WITHIN_S)
 
     async def _on_request(self, client: Any, request: SocketModeRequest) -> None:
+        task = asyncio.current_task()
+        if task is not None:
+            self._handling.add(task)
+            task.add_done_callback(self._handling.discard)
         payload = request.payload
         if not self._seen.first_time(request.envelope_id):
             await _ack(client, request.envelope_id)
@@ -93,15 +106,14 @@ async def _ack(client: Any, envelope_id: str, payload: dict[str, Any] | None = N
 
 async def _close(client: SocketModeClient) -> None:
     """Close the client and end every task it runs, within ``STOP_WITHIN_S``: its own
-    ``close`` only asks them to stop."""
-    with contextlib.suppress(Exception):
-        await asyncio.wait_for(client.close(), STOP_WITHIN_S)
+    ``close`` only asks them to stop. The tasks go first, so none of them reads the socket
+    closing under it as a failure worth a log line."""
     tasks = [
         task
         for task in (
-            client.message_processor,
             client.message_receiver,
             client.current_session_monitor,
+            client.message_processor,
         )
         if task is not None
     ]
@@ -109,3 +121,5 @@ async def _close(client: SocketModeClient) -> None:
         task.cancel()
     if tasks:
         await asyncio.wait(tasks, timeout=STOP_WITHIN_S)
+    with contextlib.suppress(Exception):
+        await asyncio.wait_for(client.close(), STOP_WITHIN_S)
