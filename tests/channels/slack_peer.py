@@ -111,13 +111,13 @@ class SlackPeer:
         self._triggers: dict[str, float] = {}
         self._trigger_users: dict[str, str] = {}
         self._checkboxes: dict[tuple[str, str, str], list[dict[str, Any]]] = {}
-        self._outgoing: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
+        # Envelopes go to the newest socket's queue; with none open they wait in _pending.
+        self._current: asyncio.Queue[dict[str, Any]] | None = None
+        self._pending: list[dict[str, Any]] = []
         self._waiting: dict[str, asyncio.Future[dict[str, Any] | None]] = {}
-        self._sockets = 0
         self.connections = 0  # Socket Mode connections opened, over the peer's life
         self._shutdown: asyncio.Event | None = None
         self._server: asyncio.Task[None] | None = None
-        self._socket_closed = asyncio.Event()
         self._serving = _Draining(self._build())
 
     # --- the wire -------------------------------------------------------------------------
@@ -161,9 +161,12 @@ class SlackPeer:
             if not request_ticket_ok(websocket.args.get("ticket", "")):
                 return
             await websocket.accept()
-            self._sockets += 1
+            queue: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
+            for envelope in self._pending:
+                queue.put_nowait(envelope)
+            self._pending.clear()
+            self._current = queue
             self.connections += 1
-            self._socket_closed.clear()
             await websocket.send(json.dumps({"type": "hello", "num_connections": 1}))
 
             async def receive() -> None:
@@ -175,20 +178,24 @@ class SlackPeer:
                         waiting.set_result(ack.get("payload"))
 
             receiving = asyncio.ensure_future(receive())
+            sending: asyncio.Future[dict[str, Any]] | None = None
             try:
                 while not receiving.done():
-                    sending = asyncio.ensure_future(self._outgoing.get())
+                    sending = asyncio.ensure_future(queue.get())
                     done, _ = await asyncio.wait(
                         {sending, receiving}, return_when=asyncio.FIRST_COMPLETED
                     )
                     if sending in done:
                         await websocket.send(json.dumps(sending.result()))
-                    else:
-                        sending.cancel()
+                        sending = None
             finally:
+                # An envelope taken but not sent waits for the next socket, as Slack resends.
+                if sending is not None:
+                    if sending.done() and not sending.cancelled():
+                        self._pending.append(sending.result())
+                    sending.cancel()
                 receiving.cancel()
-                self._sockets -= 1
-                self._socket_closed.set()
+                self._forget(queue)
 
         def request_ticket_ok(ticket: str) -> bool:
             return ticket.startswith("tk-")
@@ -350,6 +357,12 @@ class SlackPeer:
     ) -> dict[str, Any] | None:
         """``user`` presses the button labelled ``label`` (or, with ``ticks``, sets the
         checkboxes to those option labels) on ``message``."""
+        return await self.interact(self.press_payload(user, message, label, ticks=ticks))
+
+    def press_payload(
+        self, user: str, message: SlackMessage, label: str, *, ticks: list[str] | None = None
+    ) -> dict[str, Any]:
+        """The ``block_actions`` payload Slack sends for that press."""
         control = message.control("checkboxes" if ticks is not None else label)
         action: dict[str, Any] = {
             "action_id": control["action_id"],
@@ -392,7 +405,7 @@ class SlackPeer:
             "response_url": f"{self.url}/actions/{next(self._ids)}",
             "actions": [action],
         }
-        return await self.interact(payload)
+        return payload
 
     async def submit(
         self, user: str, view: OpenView, values: dict[str, str]
@@ -431,7 +444,7 @@ class SlackPeer:
     async def interact(self, payload: dict[str, Any]) -> dict[str, Any] | None:
         """Deliver an interaction payload as Slack would; returns the hub's answer to it."""
         if self.post_to_hub is not None:
-            body = urlencode({"payload": json.dumps(payload)}).encode()
+            body = interactivity_body(payload)
             status, text = await self._post(
                 "/slack/interactivity", body, "application/x-www-form-urlencoded"
             )
@@ -453,7 +466,7 @@ class SlackPeer:
         envelope_id = f"env-{next(self._ids)}"
         waiting: asyncio.Future[dict[str, Any] | None] = asyncio.get_running_loop().create_future()
         self._waiting[envelope_id] = waiting
-        await self._outgoing.put(
+        self._send(
             {
                 "envelope_id": envelope_id,
                 "type": kind,
@@ -482,7 +495,20 @@ class SlackPeer:
 
     @property
     def socket_open(self) -> bool:
-        return self._sockets > 0
+        return self._current is not None
+
+    def _send(self, envelope: dict[str, Any]) -> None:
+        if self._current is not None:
+            self._current.put_nowait(envelope)
+        else:
+            self._pending.append(envelope)
+
+    def _forget(self, queue: asyncio.Queue[dict[str, Any]]) -> None:
+        """A socket closed: what it had not sent waits for the next one."""
+        while not queue.empty():
+            self._pending.append(queue.get_nowait())
+        if self._current is queue:
+            self._current = None
 
     async def start(self) -> None:
         self._shutdown = asyncio.Event()
@@ -496,9 +522,16 @@ class SlackPeer:
             with contextlib.suppress(asyncio.CancelledError):
                 await self._server
             self._server = None
+        if self._current is not None:
+            self._forget(self._current)
         for waiting in self._waiting.values():
             waiting.cancel()
         self._waiting.clear()
+
+
+def interactivity_body(payload: dict[str, Any]) -> bytes:
+    """How Slack posts an interaction: form-encoded, the JSON as ``payload``."""
+    return urlencode({"payload": json.dumps(payload)}).encode()
 
 
 def dm_channel(user: str) -> str:
