@@ -114,6 +114,7 @@ class SlackPeer:
         # Envelopes go to the newest socket's queue; with none open they wait in _pending.
         self._current: asyncio.Queue[dict[str, Any]] | None = None
         self._pending: list[dict[str, Any]] = []
+        self._socket_tasks: set[asyncio.Task[Any]] = set()
         self._waiting: dict[str, asyncio.Future[dict[str, Any] | None]] = {}
         self.connections = 0  # Socket Mode connections opened, over the peer's life
         self._shutdown: asyncio.Event | None = None
@@ -161,6 +162,10 @@ class SlackPeer:
             if not request_ticket_ok(websocket.args.get("ticket", "")):
                 return
             await websocket.accept()
+            handling = asyncio.current_task()
+            if handling is not None:  # ended by stop: hypercorn would leave it to the collector
+                self._socket_tasks.add(handling)
+                handling.add_done_callback(self._socket_tasks.discard)
             queue: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
             for envelope in self._pending:
                 queue.put_nowait(envelope)
@@ -436,10 +441,10 @@ class SlackPeer:
             view.closed = True
         return answer
 
-    def last_view(self, user: str) -> OpenView:
-        opened = [v for v in self.views.values() if v.user == user]
-        assert opened, f"no modal opened for {user}"
-        return opened[-1]
+    def open_view(self, user: str) -> OpenView | None:
+        """The modal ``user`` has open (the newest), if any."""
+        opened = [v for v in self.views.values() if v.user == user and not v.closed]
+        return opened[-1] if opened else None
 
     async def interact(self, payload: dict[str, Any]) -> dict[str, Any] | None:
         """Deliver an interaction payload as Slack would; returns the hub's answer to it."""
@@ -518,6 +523,10 @@ class SlackPeer:
     async def stop(self) -> None:
         if self._shutdown is not None and self._server is not None:
             await self._serving.drain()
+            for task in list(self._socket_tasks):  # Slack going away closes its sockets
+                task.cancel()
+            if self._socket_tasks:
+                await asyncio.wait(set(self._socket_tasks), timeout=5)
             self._shutdown.set()
             with contextlib.suppress(asyncio.CancelledError):
                 await self._server

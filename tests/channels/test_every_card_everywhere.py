@@ -127,13 +127,13 @@ async def answer_on_slack(slack: SlackPeer, channel: str, kind: str, title: str)
         await slack.press(ADA_IN_SLACK, card, "Submit")
     elif kind == "input":
         await slack.press(ADA_IN_SLACK, card, "Answer")
-        modal = await eventually(lambda: slack.views and slack.last_view(ADA_IN_SLACK))
+        modal = await eventually(lambda: slack.open_view(ADA_IN_SLACK))
         refused = await slack.submit(ADA_IN_SLACK, modal, {"answer": "not an address"})
         assert refused and "email address" in refused["errors"]["answer"]  # on the field
         assert await slack.submit(ADA_IN_SLACK, modal, {"answer": "ops@example.com"}) is None
     else:
         await slack.press(ADA_IN_SLACK, card, "Request changes")
-        modal = await eventually(lambda: slack.views and slack.last_view(ADA_IN_SLACK))
+        modal = await eventually(lambda: slack.open_view(ADA_IN_SLACK))
         await slack.submit(ADA_IN_SLACK, modal, {"answer": "Add a rollback step"})
     # A press is acknowledged before it is handled, as Slack wants: the message tells when.
     await eventually(lambda: card.controls() == [])

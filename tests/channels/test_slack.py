@@ -201,7 +201,7 @@ async def test_an_action_edited_in_a_modal(make_hub, slack: SlackPeer) -> None:
         assert message.buttons() == ["Approve", "Reject", "Edit and approve…"]
         assert "ALTER TABLE users ADD plan text" in message.all_text
         await slack.press(ADA, message, "Edit and approve")
-        modal = await eventually(lambda: slack.views and slack.last_view(ADA))
+        modal = await eventually(lambda: slack.open_view(ADA))
         inputs = {b["block_id"]: b["element"] for b in modal.view["blocks"] if b["type"] == "input"}
         assert [e.get("initial_value") for e in inputs.values()] == [
             "ALTER TABLE users ADD plan text",
@@ -229,7 +229,7 @@ async def test_a_high_risk_edit_asks_once_more(make_hub, slack: SlackPeer) -> No
         interaction_id = await hub.ask(title="Migrate prod?", risk="high", action=MIGRATION)
         message = await card_in(slack, channel, "Migrate prod?")
         await slack.press(ADA, message, "Edit and approve")
-        modal = await eventually(lambda: slack.views and slack.last_view(ADA))
+        modal = await eventually(lambda: slack.open_view(ADA))
         blocks = [b["block_id"] for b in modal.view["blocks"] if b["type"] == "input"]
         edits = {blocks[0]: "ALTER TABLE users ADD plan text", blocks[1]: "50"}
         second = await slack.submit(ADA, modal, edits)

@@ -118,7 +118,7 @@ async def test_every_press_and_modal_works_over_signed_posts(make_hub, slack: Sl
             lambda: next((m for m in slack.conversation(channel) if "Contact" in m.all_text), None)
         )
         await slack.press(ADA, address, "Answer")
-        modal = await eventually(lambda: slack.views and slack.last_view(ADA))
+        modal = await eventually(lambda: slack.open_view(ADA))
         refused = await slack.submit(ADA, modal, {"answer": "nobody"})
         assert refused and refused["response_action"] == "errors"
         assert await slack.submit(ADA, modal, {"answer": "ops@example.com"}) is None
