@@ -27,6 +27,7 @@ from hub.channels.base import Capabilities, Channel, ChannelContext, Recipient
 from hub.channels.cards import Card, Notice
 from hub.channels.registry import MissingExtra
 from hub.config import Settings
+from hub.core.errors import ConfigurationError
 from hub.core.store.notification_models import DeliveredCard
 from hub.i18n import gettext as _
 from hub.i18n import speaking
@@ -39,6 +40,8 @@ except ImportError as missing:  # pragma: no cover - depends on the install
     raise MissingExtra("slack", "slack", "slack-sdk") from missing
 
 # After the check above: these need slack-sdk.
+from slack_sdk.errors import SlackApiError
+
 from hub.channels.slack.answers import SlackAnswers
 from hub.channels.slack.batches import BatchMessages
 from hub.channels.slack.blocks import card_blocks, escape, fallback_text, notice_blocks
@@ -102,9 +105,15 @@ class SlackChannel(Channel):
 
     async def start(self) -> None:
         # Who the bot is (and that Slack takes its token): the link to its conversation.
-        self.identity = await self.api.call("auth_test")
+        try:
+            self.identity = await self.api.call("auth_test")
+        except SlackApiError as error:
+            raise _refused_setting(error, "LINEUP_SLACK_BOT_TOKEN") from error
         if self.socket is not None:
-            await self.socket.start()
+            try:
+                await self.socket.start()
+            except SlackApiError as error:
+                raise _refused_setting(error, "LINEUP_SLACK_APP_TOKEN") from error
 
     async def stop(self) -> None:
         if self.socket is not None:
@@ -120,7 +129,11 @@ class SlackChannel(Channel):
     async def deep_link(self, token: str) -> str:
         """Where to send the code: the app's conversation in Slack (``app_redirect``)."""
         if not self.identity:
-            self.identity = await self.api.call("auth_test")
+            try:
+                self.identity = await self.api.call("auth_test")
+            except Exception as error:  # the code works without the shortcut
+                logger.info("Slack's auth.test failed: %s", error)
+                return "https://slack.com/"
         team = self.identity.get("team_id") or ""
         bot_id = self.identity.get("bot_id") or ""
         app = ""
@@ -253,6 +266,19 @@ class SlackChannel(Channel):
                     address=row.address, external_id=row.external_id, updated_at=utcnow()
                 )
                 return
+
+
+def _refused_setting(error: SlackApiError, setting: str) -> Exception:
+    """A token Slack refuses names the setting that holds it, in the line the hub logs each
+    time it tries to start the channel again (the rest of the hub serves meanwhile)."""
+    code = str(error.response.get("error") or "") if error.response is not None else ""
+    if code in ("invalid_auth", "not_authed", "token_revoked", "account_inactive"):
+        return ConfigurationError(
+            f"Slack refused {setting} ({code}).",
+            code="slack_token_refused",
+            hint=f"Copy {setting} again from the Slack app's settings, then restart the hub.",
+        )
+    return error
 
 
 async def _sent_row(recipient: Recipient, card: Card) -> DeliveredCard | None:
