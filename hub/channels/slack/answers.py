@@ -274,6 +274,9 @@ class SlackAnswers:
             try:
                 await _check_presser(row, presser)
                 card = await self._pending_card(row)
+            except Refused as refused:
+                return _closing(str(refused))
+            try:
                 return await self._submitted(payload, view, kind, metadata, row, card, recipient)
             except Refused as refused:
                 return _closing(str(refused))

@@ -157,7 +157,7 @@ class BatchMessages:
                 lines.append(f"{line}: {outcome_text(card) or ''}")
         blocks: list[Block] = [
             {"type": "section", "text": plain(title[:3000])},
-            {"type": "section", "text": plain("\n".join(lines)[:3000], emoji=True)},
+            {"type": "section", "text": plain("\n".join(lines)[:3000])},
         ]
         pending = [card for card in cards if card.is_pending]
         if row.state.get("replaced"):
@@ -234,14 +234,14 @@ class BatchMessages:
 
 
 def _note(text: str) -> Block:
-    return {"type": "context", "elements": [plain(text, emoji=True)]}
+    return {"type": "context", "elements": [plain(text)]}
 
 
 def _buttons(row: DeliveredBatch, count: int) -> Block:
     def button(label: str, action: BatchAction, style: str | None = None) -> Block:
         element: Block = {
             "type": "button",
-            "text": plain(label, emoji=True),
+            "text": plain(label),
             "action_id": batch_action_id(row.id, action),
         }
         if style:

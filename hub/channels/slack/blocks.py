@@ -55,16 +55,28 @@ def escape(text: str) -> str:
     return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
-def plain(text: str, *, emoji: bool = False) -> dict[str, Any]:
-    """A ``plain_text`` object: shown as typed. ``emoji`` turns ``:name:`` into an emoji,
-    which only the hub's own words get."""
+def plain(text: str) -> dict[str, Any]:
+    """A ``plain_text`` object: shown as typed, ``:name:`` included (``emoji`` off: the hub's
+    own words carry their emoji as characters)."""
     if len(text) > MAX_TEXT:
         raise DoesNotFit(f"{len(text)} characters in one text object")
-    return {"type": "plain_text", "text": text or " ", "emoji": emoji}
+    return {"type": "plain_text", "text": text or " ", "emoji": False}
 
 
 def _section(text: str) -> Block:
     return {"type": "section", "text": plain(text)}
+
+
+def _sections(text: str) -> list[Block]:
+    """Text longer than one text object, whole, over as many sections as it takes: cut at
+    the last line break before the limit where there is one."""
+    parts = []
+    while len(text) > MAX_TEXT:
+        cut = text.rfind("\n", 0, MAX_TEXT)
+        cut = cut if cut > 0 else MAX_TEXT
+        parts.append(text[:cut])
+        text = text[cut:].removeprefix("\n")
+    return [_section(part) for part in [*parts, text]]
 
 
 def _told(text: str) -> Block:
@@ -80,7 +92,7 @@ def _heading(text: str) -> Block:
 def _context(*lines: str) -> Block:
     text = "\n".join(lines)
     text = text if len(text) <= MAX_TEXT else text[: MAX_TEXT - 1] + "…"
-    return {"type": "context", "elements": [plain(text, emoji=True)]}
+    return {"type": "context", "elements": [plain(text)]}
 
 
 def _button(
@@ -88,7 +100,7 @@ def _button(
 ) -> Block:
     if len(label) > MAX_BUTTON:
         raise DoesNotFit(f"a button label of {len(label)} characters")
-    button: Block = {"type": "button", "text": plain(label, emoji=True), "action_id": action_id}
+    button: Block = {"type": "button", "text": plain(label), "action_id": action_id}
     if style:
         button["style"] = style
     if url:
@@ -177,7 +189,7 @@ def _body(card: Card) -> list[Block]:
     blocks: list[Block] = []
     for heading, value in ((_("Why you are needed"), card.why), (_("Impact"), card.impact)):
         if value:
-            blocks += [_heading(heading), _section(value)]
+            blocks += [_heading(heading), *_sections(value)]
     if card.action:
         blocks += _action_blocks(card.action)
     if card.content:
@@ -202,7 +214,7 @@ def _action_blocks(action: ActionView) -> list[Block]:
     blocks = [_heading(_("Exact action") + ": " + action.kind)]
     for field in action.fields:
         name = f"{field.name} ({_('editable')})" if field.editable else field.name
-        blocks.append(_section(f"{name}:\n{field.text}"))
+        blocks += _sections(f"{name}:\n{field.text}")
     blocks.append(_context(_fingerprint(action)))
     return blocks
 

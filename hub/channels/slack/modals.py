@@ -29,7 +29,7 @@ MAX_TITLE = 24  # a modal's title, submit and close labels
 
 
 def _label(text: str) -> dict[str, Any]:
-    return plain(text if len(text) <= MAX_TITLE else text[: MAX_TITLE - 1] + "…", emoji=True)
+    return plain(text if len(text) <= MAX_TITLE else text[: MAX_TITLE - 1] + "…")
 
 
 def _view(
@@ -68,7 +68,7 @@ def input_modal(card: Card, short_id: str) -> Block:
         {
             "type": "input",
             "block_id": ANSWER_BLOCK,
-            "label": plain(_("Your answer"), emoji=True),
+            "label": plain(_("Your answer")),
             "element": element,
         }
     )
@@ -82,7 +82,7 @@ def comment_modal(card: Card, short_id: str, option_id: str) -> Block:
         {
             "type": "input",
             "block_id": ANSWER_BLOCK,
-            "label": plain(_("What should change?"), emoji=True),
+            "label": plain(_("What should change?")),
             "element": {"type": "plain_text_input", "action_id": TEXT_ACTION, "multiline": True},
         },
     ]
@@ -140,7 +140,7 @@ def confirm_edit_modal(
         _about(card),
         {
             "type": "section",
-            "text": plain(_("⛔ High risk: approve the action as edited?"), emoji=True),
+            "text": plain(_("⛔ High risk: approve the action as edited?")),
         },
     ]
     for field in changed:
