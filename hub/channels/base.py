@@ -130,6 +130,12 @@ class Channel(ABC):
         """Whether the settings turn this channel on."""
         return True
 
+    @classmethod  # noqa: B027 - an optional hook
+    async def check_settings(cls, settings: Settings) -> None:
+        """Before ``lineup serve`` serves: ask the outside peer whether the settings are
+        right, and raise ``ConfigurationError`` naming the setting it refuses. A peer that
+        cannot be reached is no reason to stop: return, and ``start`` retries later."""
+
     def blueprint(self) -> Blueprint | None:
         return None
 

@@ -292,6 +292,14 @@ class ChannelRuntime:
         return {"token": token, "url": await deep_link(token), "expiresAt": iso(expires_at)}
 
 
+async def check_channel_settings(settings: Settings) -> None:
+    """``Channel.check_settings`` of each channel the settings turn on, before the hub
+    serves: a setting its peer refuses stops the start with a line naming it."""
+    for cls in available_channels().values():
+        if cls.configured(settings):
+            await cls.check_settings(settings)
+
+
 async def _member(recipient: Recipient, workspace_id: str) -> User:
     """The person answering, once it is known they still belong to the workspace: a card
     or link sent earlier may reach someone who has since left it."""

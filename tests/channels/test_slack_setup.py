@@ -3,6 +3,7 @@ it; a token Slack refuses is named in the log while the rest of the hub serves."
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import os
 import subprocess
@@ -84,3 +85,38 @@ async def test_a_token_slack_refuses_is_named_and_the_rest_serves(
         )
         healthy = await hub.client.get("/healthz")
         assert healthy.status_code == 200
+
+
+@pytest.mark.parametrize(
+    ("tokens", "named"),
+    [
+        ({"LINEUP_SLACK_BOT_TOKEN": "xoxb-revoked"}, "LINEUP_SLACK_BOT_TOKEN"),
+        ({"LINEUP_SLACK_APP_TOKEN": "xapp-1-A1-revoked"}, "LINEUP_SLACK_APP_TOKEN"),
+    ],
+)
+async def test_a_token_slack_refuses_stops_lineup_serve_in_one_line(
+    database_url: str, tmp_path: Path, slack: SlackPeer, tokens: dict[str, str], named: str
+) -> None:
+    env = {
+        **os.environ,
+        "LINEUP_DATA_DIR": str(tmp_path),
+        "LINEUP_DATABASE_URL": database_url,
+        "LINEUP_PORT": "0",
+        "LINEUP_SLACK_BOT_TOKEN": BOT_TOKEN,
+        "LINEUP_SLACK_APP_TOKEN": APP_TOKEN,
+        "LINEUP_SLACK_API_URL": slack.api_url,
+        **tokens,
+    }
+    # Off the event loop: the Slack it asks is served by this loop.
+    result = await asyncio.to_thread(
+        subprocess.run,
+        [sys.executable, "-m", "hub.cli", "serve"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert result.returncode == 2, result.stderr
+    [line] = result.stderr.strip().splitlines()
+    assert line.startswith(f"error [slack_token_refused]: Slack refused {named} (invalid_auth).")

@@ -16,6 +16,7 @@ posting a second one.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import secrets
 from datetime import datetime
@@ -57,6 +58,7 @@ logger = logging.getLogger(__name__)
 SURFACE = "slack"
 METADATA_TYPE = "lineup_card"  # the event_type of the metadata each card message carries
 HISTORY_LOOKBACK = 50  # messages searched for a card whose post's answer was lost
+CHECK_WITHIN_S = 15.0  # asking Slack about the tokens before serving, at most
 
 
 class SlackChannel(Channel):
@@ -92,6 +94,28 @@ class SlackChannel(Channel):
     @classmethod
     def configured(cls, settings: Settings) -> bool:
         return bool(settings.slack_bot_token)
+
+    @classmethod
+    async def check_settings(cls, settings: Settings) -> None:
+        """Before serving: a token Slack refuses stops the start in one line naming it. An
+        unreachable Slack is no reason to stop (``start`` retries)."""
+        api = SlackApi(settings.slack_bot_token, settings.slack_api_url)
+        asks = [("LINEUP_SLACK_BOT_TOKEN", "auth_test", {})]
+        if settings.slack_app_token:
+            opening = {"app_token": settings.slack_app_token}
+            asks.append(("LINEUP_SLACK_APP_TOKEN", "apps_connections_open", opening))
+        for setting, method, params in asks:
+            try:
+                async with asyncio.timeout(CHECK_WITHIN_S):
+                    await api.call(method, **params)
+            except SlackApiError as error:
+                refused = _refused_setting(error, setting)
+                if isinstance(refused, ConfigurationError):
+                    raise refused from None
+                return  # Slack answered something else: the start will tell
+            except Exception as error:  # away, slow, answering 5xx: the start tries again
+                logger.info("Slack could not be asked about %s before serving: %s", setting, error)
+                return
 
     @property
     def api(self) -> SlackApi:
