@@ -3,6 +3,9 @@ delays and loses nothing, a post whose answer was lost that is not posted twice.
 
 from __future__ import annotations
 
+import asyncio
+import threading
+
 from hub.core.store.models import Interaction, InteractionStatus
 from hub.core.store.notification_models import Notification, NotificationStatus
 from tests.channels.conftest import eventually, slack_settings
@@ -74,3 +77,24 @@ async def test_a_post_whose_answer_was_lost_is_not_posted_twice(make_hub, slack:
         assert len(copies(slack, channel, "Purge the cache?")) == 1
         await slack.press(ADA, message, "Reject")  # the copy found is the one it redraws
         await eventually(lambda: "Reject — by Ada via Slack" in message.all_text)
+
+
+def _slack_sdk_tasks() -> list[asyncio.Task[object]]:
+    return [
+        task
+        for task in asyncio.all_tasks()
+        if not task.done() and "SocketModeClient" in repr(task.get_coro())
+    ]
+
+
+async def test_stopping_ends_every_task_and_thread_the_client_started(
+    make_hub, slack: SlackPeer
+) -> None:
+    threads = {t.ident for t in threading.enumerate()}
+    async with make_hub(**slack_settings(slack)) as hub:
+        await hub.link_slack(hub.owner, slack, ADA)
+        assert slack.socket_open and _slack_sdk_tasks()  # its receiver, monitor, processor
+    assert _slack_sdk_tasks() == []
+    # asyncio's own executor threads (name resolution) end with the loop; nothing else stays.
+    started = [t for t in threading.enumerate() if t.ident not in threads]
+    assert [t.name for t in started if not t.name.startswith("asyncio_")] == []
