@@ -1,4 +1,5 @@
-"""What a person does in Slack to answer a card: presses its buttons, submits its modals.
+"""What a person does in Slack to answer a card: presses its buttons (a modal's submission
+is ``hub.channels.slack.submissions``, on the same rules and helpers).
 
 Each press or submission becomes ``ChannelContext.respond`` (a batch message's press,
 ``respond_to_batch`` through ``hub.channels.slack.batches``); the core decides, the first
@@ -18,7 +19,6 @@ from __future__ import annotations
 import logging
 from typing import Any, Protocol
 
-from hub.channels.action_view import ActionField, edits_from_form
 from hub.channels.base import ChannelContext, Recipient
 from hub.channels.cards import Card, load_card
 from hub.channels.slack import modals
@@ -26,7 +26,6 @@ from hub.channels.slack.actions import (
     WITH_OPTION,
     CardAction,
     CardPress,
-    ModalKind,
     Refused,
     is_batch,
     is_card,
@@ -43,7 +42,6 @@ from hub.core.store.notification_models import DeliveredCard
 from hub.i18n import gettext as _
 from hub.i18n import speaking
 from hub.protocol.clock import utcnow
-from hub.protocol.interactions import declines
 
 logger = logging.getLogger(__name__)
 SURFACE = "slack"
@@ -73,14 +71,6 @@ class SlackAnswers:
     @property
     def api(self) -> SlackApi:
         return self.messages.api
-
-    async def on_interaction(self, payload: dict[str, Any]) -> dict[str, Any] | None:
-        if payload.get("type") == "block_actions":
-            await self.on_press(payload)
-            return None
-        if payload.get("type") == "view_submission":
-            return await self.on_submission(payload)
-        return None
 
     # --- presses --------------------------------------------------------------------------
 
@@ -133,20 +123,20 @@ class SlackAnswers:
         press: CardPress,
         presser: str,
     ) -> None:
-        await _check_presser(row, presser)
+        await check_presser(row, presser)
         if press.action == CardAction.WEB:
             return  # a link button: the browser opened it
-        card = await self._pending_card(row)
+        card = await self.pending_card(row)
         if press.action in WITH_OPTION and not 0 <= press.position < len(card.options):
             raise Refused(_("This card is no longer here."))
-        key = _key(payload)
+        key = idempotency_key(payload)
         if press.action == CardAction.PICK:
             await self._pick(payload, row, card, recipient, press.position, key)
         elif press.action == CardAction.CONFIRM:
             if row.state.get("confirm") != press.position:
                 await self.messages.show(row, card)
                 raise Refused(_("Tap again to confirm."))
-            answer = {"optionId": card.options[press.position].id, **_bound(row)}
+            answer = {"optionId": card.options[press.position].id, **bound(row)}
             await self._decide(row, card, recipient, answer, key)
         elif press.action == CardAction.CANCEL:
             row.state = {k: v for k, v in row.state.items() if k != "confirm"}
@@ -154,7 +144,7 @@ class SlackAnswers:
         elif press.action == CardAction.TICK:
             ticked = _ticked(action.get("selected_options") or [], len(card.options))
             row.state = {**row.state, "ticked": ticked}
-            await _save_state(row)
+            await save_state(row)
         elif press.action == CardAction.SUBMIT:
             ticked = _ticks_shown(payload, row, len(card.options))
             ids = [o.id for i, o in enumerate(card.options) if i in ticked]
@@ -164,11 +154,12 @@ class SlackAnswers:
         elif press.action == CardAction.EDIT:
             if card.action is None or not card.action.editable:
                 raise Refused(_("This card is no longer here."))
-            await self._open(payload, modals.edit_modal(card, row.id, _approving(card)))
+            approving = modals.approving_option(card)
+            await self._open(payload, modals.edit_modal(card, row.id, approving))
         else:
             raise Refused(_("This card is no longer here."))
 
-    async def _pending_card(self, row: DeliveredCard) -> Card:
+    async def pending_card(self, row: DeliveredCard) -> Card:
         """The card, still waiting for this person's answer; else the message is redrawn
         to what it is now and the press refused with why."""
         card = await load_card(row.workspace_id, row.interaction_id)
@@ -205,7 +196,7 @@ class SlackAnswers:
             row.state = {**row.state, "confirm": index}
             await self._redraw(row, card)
             return
-        await self._decide(row, card, recipient, {"optionId": option.id, **_bound(row)}, key)
+        await self._decide(row, card, recipient, {"optionId": option.id, **bound(row)}, key)
 
     async def _open(self, payload: dict[str, Any], view: dict[str, Any]) -> None:
         await self.api.call(
@@ -213,7 +204,7 @@ class SlackAnswers:
         )
 
     async def _redraw(self, row: DeliveredCard, card: Card) -> None:
-        await _save_state(row)
+        await save_state(row)
         await self.messages.show(row, card)
 
     async def _decide(
@@ -229,14 +220,18 @@ class SlackAnswers:
                 card, recipient, response, via=SURFACE, idempotency_key=key or None
             )
         except HubError as error:
-            raise Refused(await self._refusal(row, card, error)) from None
-        row.state = {k: v for k, v in row.state.items() if k not in ("confirm", "edits")}
-        await _save_state(row)
-        await self.messages.show(row, decided)
-        await self.messages.batches.refresh(row.user_id, decided)
+            raise Refused(await self.refusal(row, card, error)) from None
+        await self.show_decided(row, decided)
         return decided
 
-    async def _refusal(self, row: DeliveredCard, card: Card, error: HubError) -> str:
+    async def show_decided(self, row: DeliveredCard, decided: Card) -> None:
+        """The answer went through: the message and the batches listing it say so."""
+        row.state = {k: v for k, v in row.state.items() if k not in ("confirm", "edits")}
+        await save_state(row)
+        await self.messages.show(row, decided)
+        await self.messages.batches.refresh(row.user_id, decided)
+
+    async def refusal(self, row: DeliveredCard, card: Card, error: HubError) -> str:
         """What to say when the core refused, the message redrawn when the card changed."""
         if isinstance(error, AlreadyDecided):
             return already_decided_text(await self._show_fresh(row, card))
@@ -256,84 +251,8 @@ class SlackAnswers:
         await self.messages.show(row, fresh)
         return fresh
 
-    # --- modals ---------------------------------------------------------------------------
 
-    async def on_submission(self, payload: dict[str, Any]) -> dict[str, Any] | None:
-        """A modal's submission → what Slack shows next: None closes the modal."""
-        view = payload.get("view") or {}
-        kind = str(view.get("callback_id") or "")
-        metadata = modals.metadata_of(view)
-        row = await DeliveredCard.filter(
-            id=str(metadata.get("card") or ""), surface=SURFACE
-        ).first()
-        if row is None:
-            return _closing(_("This card is no longer here."))
-        recipient = await self.messages.context.recipient(row.user_id, SURFACE)
-        presser = str((payload.get("user") or {}).get("id") or "")
-        with speaking(recipient.language):
-            try:
-                await _check_presser(row, presser)
-                card = await self._pending_card(row)
-            except Refused as refused:
-                return _closing(str(refused))
-            try:
-                return await self._submitted(payload, view, kind, metadata, row, card, recipient)
-            except Refused as refused:
-                return _closing(str(refused))
-            except InvalidInput as error:  # shown on the field to change; nothing decided
-                return _errors(view, card, error)
-
-    async def _submitted(
-        self,
-        payload: dict[str, Any],
-        view: dict[str, Any],
-        kind: str,
-        metadata: dict[str, Any],
-        row: DeliveredCard,
-        card: Card,
-        recipient: Recipient,
-    ) -> dict[str, Any] | None:
-        key = _key(payload)
-        option = str(metadata.get("option") or "")
-        if kind == ModalKind.INPUT:
-            answer: dict[str, Any] = {"text": modals.typed_text(view)}
-        elif kind == ModalKind.COMMENT:
-            answer = {"optionId": option, "comment": modals.typed_text(view), **_bound(row)}
-        elif kind in (ModalKind.EDIT, ModalKind.EDIT_CONFIRM) and card.action is not None:
-            form = modals.typed_fields(view, card.action) if kind == ModalKind.EDIT else {}
-            if kind == ModalKind.EDIT_CONFIRM:
-                form = dict(row.state.get("edits") or {})
-            elif card.is_high_risk:  # the second, deliberate step shows what changed
-                row.state = {**row.state, "edits": form}
-                await _save_state(row)
-                changed = _changed(card, form)
-                confirm = modals.confirm_edit_modal(card, row.id, option, changed)
-                return {"response_action": "update", "view": confirm}
-            answer = {"optionId": option, **_bound(row)}
-            if card.proposed_action is not None:
-                edits = edits_from_form(card.proposed_action, form)
-                if edits and not declines(option, None):
-                    answer["action"] = edits
-        else:
-            return _closing(_("This card is no longer here."))
-        if kind != ModalKind.INPUT and card.option(option) is None:
-            return _closing(_("This card is no longer here."))
-        try:
-            decided = await self.messages.context.respond(
-                card, recipient, answer, via=SURFACE, idempotency_key=key or None
-            )
-        except InvalidInput:
-            raise
-        except HubError as error:
-            return _closing(await self._refusal(row, card, error))
-        row.state = {k: v for k, v in row.state.items() if k not in ("confirm", "edits")}
-        await _save_state(row)
-        await self.messages.show(row, decided)
-        await self.messages.batches.refresh(row.user_id, decided)
-        return None
-
-
-async def _check_presser(row: DeliveredCard, presser: str) -> None:
+async def check_presser(row: DeliveredCard, presser: str) -> None:
     """Only the Slack account linked to the person the card was sent to answers it."""
     account = await account_for_identity(SURFACE, presser) if presser else None
     if account is None or account.user_id != row.user_id:
@@ -354,7 +273,7 @@ def _channel_of(payload: dict[str, Any]) -> str:
     return str(channel or (payload.get("container") or {}).get("channel_id") or "")
 
 
-def _key(payload: dict[str, Any]) -> str:
+def idempotency_key(payload: dict[str, Any]) -> str:
     """One answer per Slack interaction, wherever and however often it arrives."""
     trigger = str(payload.get("trigger_id") or "")
     return f"slack:{trigger}" if trigger else ""
@@ -376,43 +295,11 @@ def _ticks_shown(payload: dict[str, Any], row: DeliveredCard, count: int) -> set
     return set(row.state.get("ticked") or [])
 
 
-def _approving(card: Card) -> str:
-    """The option an edited action is approved with."""
-    option = next((o for o in card.options if not declines(o.id, o.style)), None)
-    return option.id if option else "approve"
-
-
-def _changed(card: Card, form: dict[str, str]) -> list[ActionField]:
-    if card.proposed_action is None:
-        return []
-    edits = edits_from_form(card.proposed_action, form)
-    proposed = card.proposed_action.fields
-    return [ActionField(k, v, True) for k, v in edits.items() if v != proposed.get(k)]
-
-
-def _closing(text: str) -> dict[str, Any]:
-    """A modal that says ``text`` and takes nothing more."""
-    return {"response_action": "update", "view": modals.notice_modal(text)}
-
-
-def _errors(view: dict[str, Any], card: Card, error: InvalidInput) -> dict[str, Any]:
-    kind = str(view.get("callback_id") or "")
-    block = modals.ANSWER_BLOCK
-    if kind == ModalKind.EDIT and card.action is not None:
-        # The core's refusal names the field; the longest name it holds is the one meant.
-        names = sorted((f.name for f in card.action.editable), key=len, reverse=True)
-        named = next((name for name in names if name in error.message), None)
-        block = modals.field_block(card.action, named)
-    elif kind == ModalKind.EDIT_CONFIRM:
-        return _closing(error.message)
-    return {"response_action": "errors", "errors": {block: error.message[:2000]}}
-
-
-async def _save_state(row: DeliveredCard) -> None:
+async def save_state(row: DeliveredCard) -> None:
     row.updated_at = utcnow()
     await row.save(update_fields=["state", "updated_at"])
 
 
-def _bound(row: DeliveredCard) -> dict[str, Any]:
+def bound(row: DeliveredCard) -> dict[str, Any]:
     """The hash of the action this message showed, for an answer given from it."""
     return {"actionHash": row.state["actionHash"]} if "actionHash" in row.state else {}

@@ -52,6 +52,7 @@ from hub.channels.slack.linking import DirectMessages
 from hub.channels.slack.modals import can_edit_here
 from hub.channels.slack.signatures import RequestCheck
 from hub.channels.slack.socket_mode import SocketModeConnection
+from hub.channels.slack.submissions import ModalSubmissions
 from hub.channels.slack.web_api import SlackApi
 
 logger = logging.getLogger(__name__)
@@ -76,8 +77,17 @@ class SlackChannel(Channel):
         self._api = SlackApi(settings.slack_bot_token, settings.slack_api_url)
         self._batches = BatchMessages(self._api, context)
         answers = SlackAnswers(self)
+        submissions = ModalSubmissions(answers)
+
+        async def on_interaction(payload: dict[str, Any]) -> dict[str, Any] | None:
+            if payload.get("type") == "view_submission":
+                return await submissions.on_submission(payload)
+            if payload.get("type") == "block_actions":
+                await answers.on_press(payload)
+            return None
+
         direct = DirectMessages(self._api, settings.resolved_public_url)
-        self.inbound = Inbound(answers.on_interaction, direct.on_event)
+        self.inbound = Inbound(on_interaction, direct.on_event)
         self.socket: SocketModeConnection | None = None
         if settings.slack_app_token:
             self.socket = SocketModeConnection(

@@ -21,6 +21,7 @@ from hub.channels.cards import Card
 from hub.channels.slack.actions import ModalKind
 from hub.channels.slack.blocks import MAX_TEXT, Block, DoesNotFit, plain
 from hub.i18n import gettext as _
+from hub.protocol.interactions import declines
 
 ANSWER_BLOCK = "answer"
 TEXT_ACTION = "text"
@@ -88,6 +89,12 @@ def comment_modal(card: Card, short_id: str, option_id: str) -> Block:
     ]
     metadata = {"card": short_id, "option": option_id}
     return _view(ModalKind.COMMENT, metadata, _("Request changes"), _("Send"), blocks)
+
+
+def approving_option(card: Card) -> str:
+    """The option an edited action is approved with."""
+    option = next((o for o in card.options if not declines(o.id, o.style)), None)
+    return option.id if option else "approve"
 
 
 def can_edit_here(action: ActionView) -> bool:
