@@ -202,12 +202,13 @@ async def test_an_action_edited_in_a_modal(make_hub, slack: SlackPeer) -> None:
         assert "ALTER TABLE users ADD plan text" in message.all_text
         await slack.press(ADA, message, "Edit and approve")
         modal = await eventually(lambda: slack.open_view(ADA))
-        inputs = {b["block_id"]: b["element"] for b in modal.view["blocks"] if b["type"] == "input"}
-        assert [e.get("initial_value") for e in inputs.values()] == [
-            "ALTER TABLE users ADD plan text",
-            "500",
-        ]
-        statements, batch_size = list(inputs)
+        # One input per editable field, by name (PostgreSQL's JSON keeps its own key order).
+        inputs = {b["label"]["text"]: b for b in modal.view["blocks"] if b["type"] == "input"}
+        assert {name: b["element"].get("initial_value") for name, b in inputs.items()} == {
+            "statements": "ALTER TABLE users ADD plan text",
+            "batchSize": "500",
+        }
+        statements, batch_size = inputs["statements"]["block_id"], inputs["batchSize"]["block_id"]
         refused = await slack.submit(
             ADA, modal, {statements: "ALTER TABLE users ADD plan text", batch_size: "a lot"}
         )
@@ -230,8 +231,10 @@ async def test_a_high_risk_edit_asks_once_more(make_hub, slack: SlackPeer) -> No
         message = await card_in(slack, channel, "Migrate prod?")
         await slack.press(ADA, message, "Edit and approve")
         modal = await eventually(lambda: slack.open_view(ADA))
-        blocks = [b["block_id"] for b in modal.view["blocks"] if b["type"] == "input"]
-        edits = {blocks[0]: "ALTER TABLE users ADD plan text", blocks[1]: "50"}
+        blocks = {
+            b["label"]["text"]: b["block_id"] for b in modal.view["blocks"] if b["type"] == "input"
+        }
+        edits = {blocks["statements"]: "ALTER TABLE users ADD plan text", blocks["batchSize"]: "50"}
         second = await slack.submit(ADA, modal, edits)
         assert second and second["response_action"] == "update"
         shown = "\n".join(b.get("text", {}).get("text", "") for b in modal.view["blocks"])

@@ -25,7 +25,7 @@ from hub.protocol.interactions import declines
 
 ANSWER_BLOCK = "answer"
 TEXT_ACTION = "text"
-FIELD_BLOCK = "field:"  # + the field's position in the action
+FIELD_BLOCK = "field:"  # + the field's name (at most 100 characters; a block id holds 255)
 MAX_TITLE = 24  # a modal's title, submit and close labels
 
 
@@ -109,7 +109,7 @@ def edit_modal(card: Card, short_id: str, option_id: str) -> Block:
     if action is None or not can_edit_here(action):
         raise DoesNotFit("the action's fields")
     blocks: list[Block] = [_about(card)]
-    for index, field in enumerate(action.fields):
+    for field in action.fields:
         if not field.editable:
             blocks.append(
                 {"type": "section", "text": plain(f"{field.name}:\n{field.text}"[:MAX_TEXT])}
@@ -118,7 +118,7 @@ def edit_modal(card: Card, short_id: str, option_id: str) -> Block:
         blocks.append(
             {
                 "type": "input",
-                "block_id": f"{FIELD_BLOCK}{index}",
+                "block_id": f"{FIELD_BLOCK}{field.name}",
                 "label": plain(field.name[:2000]),
                 "element": {
                     "type": "plain_text_input",
@@ -176,8 +176,8 @@ def typed_fields(view: dict[str, Any], action: ActionView) -> dict[str, str]:
     """The edit modal's inputs as a web form would send them: ``action.<field>`` → text."""
     values = (view.get("state") or {}).get("values") or {}
     form: dict[str, str] = {}
-    for index, field in enumerate(action.fields):
-        typed = (values.get(f"{FIELD_BLOCK}{index}") or {}).get(TEXT_ACTION)
+    for field in action.fields:
+        typed = (values.get(f"{FIELD_BLOCK}{field.name}") or {}).get(TEXT_ACTION)
         if field.editable and typed is not None:
             form[FIELD_PREFIX + field.name] = str(typed.get("value") or "")
     return form
@@ -185,9 +185,9 @@ def typed_fields(view: dict[str, Any], action: ActionView) -> dict[str, str]:
 
 def field_block(action: ActionView, name: str | None) -> str:
     """The block to show a refused edit on: the field it names, else the first editable."""
-    for index, field in enumerate(action.fields):
+    for field in action.fields:
         if field.editable and (name is None or field.name == name):
-            return f"{FIELD_BLOCK}{index}"
+            return f"{FIELD_BLOCK}{field.name}"
     return ANSWER_BLOCK
 
 
