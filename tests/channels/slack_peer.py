@@ -502,6 +502,11 @@ class SlackPeer:
     def socket_open(self) -> bool:
         return self._current is not None
 
+    def ask_to_reconnect(self) -> None:
+        """Slack's ``disconnect`` message: it refreshes its sockets every few hours, and a
+        client opens a new one (``apps.connections.open``) before the old one goes."""
+        self._send({"type": "disconnect", "reason": "refresh_requested"})
+
     def _send(self, envelope: dict[str, Any]) -> None:
         if self._current is not None:
             self._current.put_nowait(envelope)

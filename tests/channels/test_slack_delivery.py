@@ -79,6 +79,21 @@ async def test_a_post_whose_answer_was_lost_is_not_posted_twice(make_hub, slack:
         await eventually(lambda: "Reject — by Ada via Slack" in message.all_text)
 
 
+async def test_a_socket_slack_refreshes_is_replaced_and_presses_still_arrive(
+    make_hub, slack: SlackPeer
+) -> None:
+    async with make_hub(**slack_settings(slack)) as hub:
+        channel = await hub.link_slack(hub.owner, slack, ADA)
+        opened = slack.connections
+        slack.ask_to_reconnect()
+        await eventually(lambda: slack.connections == opened + 1 and slack.socket_open)
+        interaction_id = await hub.ask(title="Flip the feature flag?")
+        [message] = await eventually(lambda: copies(slack, channel, "Flip the feature flag?"))
+        await slack.press(ADA, message, "Approve")
+        await eventually(lambda: message.controls() == [])
+        assert (await Interaction.get(id=interaction_id)).responded_via == "slack"
+
+
 def _slack_sdk_tasks() -> list[asyncio.Task[object]]:
     return [
         task
