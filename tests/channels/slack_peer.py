@@ -23,71 +23,32 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import hashlib
-import hmac
 import itertools
 import json
 import time
-from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
 from typing import Any
-from urllib.parse import urlencode
 
 from quart import Quart, request, websocket
 
 from hub.testing import free_port
 from tests.channels.peers import _Draining, serve_on_loopback
+from tests.channels.slack_people import SIGNING_SECRET, TEAM, Post, SlackPeople
+from tests.channels.slack_wire import (
+    OpenView,
+    SlackMessage,
+    block_kit_problem,
+    blocks_of,
+    dm_channel,
+    form_value,
+    interactivity_body,
+)
 
 BOT_TOKEN = "xoxb-1-lineup-test"
 APP_TOKEN = "xapp-1-A1-lineup-test"
-SIGNING_SECRET = "8f742231b10e8888abcd99111222a5a5"  # 32 hex digits, as Slack makes them
-TEAM = "T0LINEUP"
 BOT_USER = "U0BOT"
-# Post = how a signed request reaches the hub in HTTP mode: (path, body, headers) → (status,
-# body as text).
-Post = Callable[[str, bytes, dict[str, str]], Awaitable[tuple[int, str]]]
 
 
-@dataclass
-class SlackMessage:
-    channel: str
-    ts: str
-    text: str
-    blocks: list[dict[str, Any]]
-    metadata: dict[str, Any] | None = None
-    thread_ts: str | None = None
-    history: list[list[dict[str, Any]]] = field(default_factory=list)
-
-    @property
-    def all_text(self) -> str:
-        """Every text the message shows, one per line."""
-        return "\n".join(_texts(self.blocks))
-
-    def controls(self) -> list[dict[str, Any]]:
-        return [e for b in self.blocks if b.get("type") == "actions" for e in b["elements"]]
-
-    def buttons(self) -> list[str]:
-        return [e["text"]["text"] for e in self.controls() if e["type"] == "button"]
-
-    def control(self, label: str) -> dict[str, Any]:
-        for element in self.controls():
-            text = (element.get("text") or {}).get("text", "")
-            if element["type"] == "button" and label in text:
-                return element
-            if element["type"] == "checkboxes" and label == "checkboxes":
-                return element
-        raise AssertionError(f"no control {label!r} in {self.buttons()}")
-
-
-@dataclass
-class OpenView:
-    id: str
-    user: str
-    view: dict[str, Any]
-    closed: bool = False
-
-
-class SlackPeer:
+class SlackPeer(SlackPeople):
     def __init__(self) -> None:
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
@@ -135,7 +96,7 @@ class SlackPeer:
                     params.update(await request.get_json() or {})
                 else:
                     form = await request.form
-                    params.update({k: _value(v) for k, v in form.items()})
+                    params.update({k: form_value(v) for k, v in form.items()})
             self.calls.append((method, time.monotonic()))
             self.params.append((method, params))
             limited = self.limits.get(method)
@@ -240,7 +201,7 @@ class SlackPeer:
 
     async def _chat_postMessage(self, params: dict[str, Any]) -> dict[str, Any]:
         channel = str(params["channel"])
-        blocks = _blocks(params.get("blocks"))
+        blocks = blocks_of(params.get("blocks"))
         self._check(blocks, params)
         message = SlackMessage(
             channel,
@@ -258,7 +219,7 @@ class SlackPeer:
         message = self.messages.get(key)
         if message is None:
             raise _Refuse("message_not_found")
-        blocks = _blocks(params.get("blocks"))
+        blocks = blocks_of(params.get("blocks"))
         self._check(blocks, params)
         message.history.append(message.blocks)
         message.blocks, message.text = blocks, str(params.get("text") or "")
@@ -311,190 +272,10 @@ class SlackPeer:
     def _check(
         self, blocks: list[dict[str, Any]], params: dict[str, Any], modal: bool = False
     ) -> None:
-        problem = _block_kit_problem(blocks, params, modal=modal)
+        problem = block_kit_problem(blocks, params, modal=modal)
         if problem:
             self.refused_blocks.append(problem)
             raise _Refuse("invalid_blocks")
-
-    # --- acting as people in Slack --------------------------------------------------------
-
-    def person(self, user: str, name: str, locale: str = "en-US") -> str:
-        """A person in the Slack workspace; returns their direct conversation with the app."""
-        self.users[user] = {"name": name, "locale": locale}
-        return dm_channel(user)
-
-    def conversation(self, channel: str) -> list[SlackMessage]:
-        return [m for (c, _), m in sorted(self.messages.items()) if c == channel]
-
-    def called(self, method: str) -> list[dict[str, Any]]:
-        return [params for name, params in self.params if name == method]
-
-    def told(self, user: str) -> list[str]:
-        """The ephemeral messages ``user`` was shown."""
-        return [str(e["text"]) for e in self.ephemeral if e["user"] == user]
-
-    async def send_dm(self, user: str, text: str) -> None:
-        channel = dm_channel(user)
-        event = {
-            "type": "message",
-            "channel": channel,
-            "channel_type": "im",
-            "user": user,
-            "text": text,
-            "ts": self._next_ts(),
-            "team": TEAM,
-        }
-        envelope = {
-            "type": "event_callback",
-            "team_id": TEAM,
-            "api_app_id": "A0LINEUP",
-            "event": event,
-            "event_id": f"Ev{next(self._ids):08d}",
-            "event_time": int(time.time()),
-        }
-        if self.post_to_hub is not None:
-            await self._post("/slack/events", json.dumps(envelope).encode(), "application/json")
-        else:
-            await self._envelope("events_api", envelope)
-
-    async def press(
-        self, user: str, message: SlackMessage, label: str, *, ticks: list[str] | None = None
-    ) -> dict[str, Any] | None:
-        """``user`` presses the button labelled ``label`` (or, with ``ticks``, sets the
-        checkboxes to those option labels) on ``message``."""
-        return await self.interact(self.press_payload(user, message, label, ticks=ticks))
-
-    def press_payload(
-        self, user: str, message: SlackMessage, label: str, *, ticks: list[str] | None = None
-    ) -> dict[str, Any]:
-        """The ``block_actions`` payload Slack sends for that press."""
-        control = message.control("checkboxes" if ticks is not None else label)
-        action: dict[str, Any] = {
-            "action_id": control["action_id"],
-            "block_id": "b",
-            "type": control["type"],
-            "action_ts": self._next_ts(),
-        }
-        key = (message.channel, message.ts, user)
-        if ticks is not None:
-            chosen = [o for o in control["options"] if o["text"]["text"] in ticks]
-            self._checkboxes[key] = chosen
-            action["selected_options"] = chosen
-        else:
-            action["text"] = control["text"]
-            action["value"] = control.get("value", "")
-        state = {"values": {}}
-        for block in message.blocks:
-            for element in block.get("elements") or []:
-                if element.get("type") == "checkboxes":
-                    chosen = self._checkboxes.get(key, element.get("initial_options") or [])
-                    state["values"][block.get("block_id", "b")] = {
-                        element["action_id"]: {"type": "checkboxes", "selected_options": chosen}
-                    }
-        payload = {
-            "type": "block_actions",
-            "user": {"id": user, "username": user.lower(), "name": user.lower(), "team_id": TEAM},
-            "api_app_id": "A0LINEUP",
-            "token": "legacy-verification-token",
-            "container": {
-                "type": "message",
-                "message_ts": message.ts,
-                "channel_id": message.channel,
-                "is_ephemeral": False,
-            },
-            "trigger_id": self._trigger(user),
-            "team": {"id": TEAM, "domain": "lineup-test"},
-            "channel": {"id": message.channel, "name": "directmessage"},
-            "message": self._wire(message),
-            "state": state,
-            "response_url": f"{self.url}/actions/{next(self._ids)}",
-            "actions": [action],
-        }
-        return payload
-
-    async def submit(
-        self, user: str, view: OpenView, values: dict[str, str]
-    ) -> dict[str, Any] | None:
-        """``user`` submits the modal with ``values`` (block id → typed text); returns the
-        hub's answer, and keeps the modal as the answer leaves it."""
-        state = {
-            block: {"text": {"type": "plain_text_input", "value": text}}
-            for block, text in values.items()
-        }
-        payload = {
-            "type": "view_submission",
-            "team": {"id": TEAM, "domain": "lineup-test"},
-            "user": {"id": user, "username": user.lower(), "name": user.lower(), "team_id": TEAM},
-            "api_app_id": "A0LINEUP",
-            "trigger_id": self._trigger(user),
-            "view": {
-                **view.view,
-                "id": view.id,
-                "state": {"values": state},
-                "hash": f"h{next(self._ids)}",
-            },
-        }
-        answer = await self.interact(payload)
-        if answer and answer.get("response_action") == "update":
-            view.view = answer["view"]
-        elif not answer or answer.get("response_action") in ("clear", None):
-            view.closed = True
-        return answer
-
-    def open_view(self, user: str) -> OpenView | None:
-        """The modal ``user`` has open (the newest), if any."""
-        opened = [v for v in self.views.values() if v.user == user and not v.closed]
-        return opened[-1] if opened else None
-
-    async def interact(self, payload: dict[str, Any]) -> dict[str, Any] | None:
-        """Deliver an interaction payload as Slack would; returns the hub's answer to it."""
-        if self.post_to_hub is not None:
-            body = interactivity_body(payload)
-            status, text = await self._post(
-                "/slack/interactivity", body, "application/x-www-form-urlencoded"
-            )
-            assert status == 200, (status, text)
-            return json.loads(text) if text.strip() else None
-        return await self._envelope("interactive", payload)
-
-    def _trigger(self, user: str) -> str:
-        trigger = (
-            f"{next(self._ids)}.{int(time.time())}.{hashlib.sha1(user.encode()).hexdigest()[:12]}"
-        )
-        self._triggers[trigger] = time.monotonic()
-        self._trigger_users[trigger] = user
-        return trigger
-
-    async def _envelope(
-        self, kind: str, payload: dict[str, Any], within: float = 10.0
-    ) -> dict[str, Any] | None:
-        envelope_id = f"env-{next(self._ids)}"
-        waiting: asyncio.Future[dict[str, Any] | None] = asyncio.get_running_loop().create_future()
-        self._waiting[envelope_id] = waiting
-        self._send(
-            {
-                "envelope_id": envelope_id,
-                "type": kind,
-                "payload": payload,
-                "accepts_response_payload": kind == "interactive",
-            }
-        )
-        return await asyncio.wait_for(waiting, within)
-
-    # --- HTTP mode: Slack's signed posts -------------------------------------------------
-
-    def sign(
-        self, body: bytes, timestamp: int | None = None, secret: str = SIGNING_SECRET
-    ) -> dict[str, str]:
-        ts = str(int(time.time()) if timestamp is None else timestamp)
-        base = b"v0:" + ts.encode() + b":" + body
-        digest = hmac.new(secret.encode(), base, hashlib.sha256).hexdigest()
-        return {"X-Slack-Request-Timestamp": ts, "X-Slack-Signature": f"v0={digest}"}
-
-    async def _post(self, path: str, body: bytes, content_type: str) -> tuple[int, str]:
-        assert self.post_to_hub is not None
-        headers = {"Content-Type": content_type, **self.sign(body)}
-        return await self.post_to_hub(path, body, headers)
 
     # --- running --------------------------------------------------------------------------
 
@@ -543,82 +324,17 @@ class SlackPeer:
         self._waiting.clear()
 
 
-def interactivity_body(payload: dict[str, Any]) -> bytes:
-    """How Slack posts an interaction: form-encoded, the JSON as ``payload``."""
-    return urlencode({"payload": json.dumps(payload)}).encode()
-
-
-def dm_channel(user: str) -> str:
-    return "D" + user.removeprefix("U")
-
-
 class _Refuse(Exception):
     pass
 
 
-def _value(raw: str) -> Any:
-    try:
-        return json.loads(raw)
-    except ValueError:
-        return raw
-
-
-def _blocks(raw: Any) -> list[dict[str, Any]]:
-    if raw in (None, ""):
-        return []
-    return json.loads(raw) if isinstance(raw, str) else list(raw)
-
-
-def _texts(blocks: list[dict[str, Any]]) -> list[str]:
-    found: list[str] = []
-    for block in blocks:
-        for key in ("text",):
-            if isinstance(block.get(key), dict):
-                found.append(block[key]["text"])
-        for element in block.get("elements") or []:
-            if isinstance(element, dict) and element.get("type") in ("plain_text", "mrkdwn"):
-                found.append(element["text"])
-    return found
-
-
-def _block_kit_problem(
-    blocks: list[dict[str, Any]], params: dict[str, Any], *, modal: bool
-) -> str | None:
-    """What Slack would refuse in these blocks (the limits of its Block Kit reference)."""
-    if not blocks and not params.get("text"):
-        return "no text and no blocks"
-    if len(blocks) > (100 if modal else 50):
-        return f"{len(blocks)} blocks"
-    action_ids: set[str] = set()
-    for block in blocks:
-        kind = block.get("type")
-        text = block.get("text")
-        if kind == "header" and (text["type"] != "plain_text" or len(text["text"]) > 150):
-            return "header"
-        if isinstance(text, dict) and len(text.get("text", "")) > 3000:
-            return f"{kind} text over 3000"
-        if isinstance(text, dict) and not text.get("text"):
-            return f"{kind} with empty text"
-        for element in block.get("elements") or []:
-            if kind == "context":
-                if len(block["elements"]) > 10:
-                    return "context over 10 elements"
-                continue
-            if kind == "actions" and len(block["elements"]) > 25:
-                return "actions over 25 elements"
-            action_id = element.get("action_id", "")
-            if not action_id or len(action_id) > 255 or action_id in action_ids:
-                return f"action_id {action_id!r}"
-            action_ids.add(action_id)
-            if element.get("type") == "button":
-                label = element["text"]
-                if label["type"] != "plain_text" or not 0 < len(label["text"]) <= 75:
-                    return f"button {label!r}"
-                if len(element.get("value", "")) > 2000 or len(element.get("url", "")) > 3000:
-                    return "button value or url"
-            if element.get("type") == "checkboxes":
-                if not 0 < len(element["options"]) <= 10:
-                    return "checkboxes"
-                if any(len(o["text"]["text"]) > 75 for o in element["options"]):
-                    return "checkbox text"
-    return None
+__all__ = [
+    "APP_TOKEN",
+    "BOT_TOKEN",
+    "SIGNING_SECRET",
+    "OpenView",
+    "SlackMessage",
+    "SlackPeer",
+    "dm_channel",
+    "interactivity_body",
+]

@@ -11,7 +11,7 @@ from hub.channels.cards import Card, CardOption
 from hub.channels.slack.blocks import card_blocks, fallback_text
 from hub.channels.slack.channel import SlackChannel
 from hub.protocol.interactions import InteractionType, Risk
-from tests.channels.slack_peer import _block_kit_problem
+from tests.channels.slack_wire import block_kit_problem
 
 WEB = "http://hub.test/a/signed"
 
@@ -43,7 +43,7 @@ def card(**changes: Any) -> Card:
 
 def blocks_of(shown: Card) -> tuple[list[dict[str, Any]], bool]:
     blocks, native = card_blocks(shown, "abcdefgh", {}, SlackChannel.capabilities, web_link=WEB)
-    assert _block_kit_problem(blocks, {"text": fallback_text(shown)}, modal=False) is None
+    assert block_kit_problem(blocks, {"text": fallback_text(shown)}, modal=False) is None
     return blocks, native
 
 
