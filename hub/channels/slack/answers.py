@@ -228,8 +228,11 @@ class SlackAnswers:
         """The answer went through: the message and the batches listing it say so."""
         row.state = {k: v for k, v in row.state.items() if k not in ("confirm", "edits")}
         await save_state(row)
-        await self.messages.show(row, decided)
-        await self.messages.batches.refresh(row.user_id, decided)
+        try:
+            await self.messages.show(row, decided)
+            await self.messages.batches.refresh(row.user_id, decided)
+        except Exception as error:  # decided all the same: the outbox's update redraws it
+            logger.info("redrawing a decided card's Slack message failed: %s", error)
 
     async def refusal(self, row: DeliveredCard, card: Card, error: HubError) -> str:
         """What to say when the core refused, the message redrawn when the card changed."""
