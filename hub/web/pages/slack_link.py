@@ -4,7 +4,9 @@
 ``POST /api/v1/me/channels/slack/link``); the person sends it to the hub's app in Slack, in
 a direct message, and the app links whoever sent it. The pending code is kept in this
 browser's session, next to the sign-in it belongs to, so the page shows it again after a
-reload until it is used or expires; reloading is how one sees that the link went through.
+reload until it is used or expires: with JavaScript off, reloading is how one sees that the
+link went through. With JavaScript on, ``static/slack_link.js`` asks
+``GET /api/v1/me/channels`` until it does.
 
 Names come from Slack (the person's own choice): the template escapes them.
 """
