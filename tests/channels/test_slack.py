@@ -341,3 +341,25 @@ async def approvals_of_one_task(hub: Hub, titles: tuple[str, ...]) -> list[str]:
         )
         cards.append(card["id"])
     return cards
+
+
+async def test_a_withdrawn_card_closes_in_slack_saying_why(make_hub, slack: SlackPeer) -> None:
+    async with make_hub(**slack_settings(slack)) as hub:
+        channel = await hub.link_slack(hub.owner, slack, ADA)
+        interaction_id = await hub.ask(title="Run `git push --force`?")
+        message = await card_in(slack, channel, "git push")
+        shown = SlackMessage(message.channel, message.ts, "", list(message.blocks))
+        await append_event(
+            hub.owner.workspace.id,
+            "interaction.withdrawn",
+            {"interactionId": interaction_id, "reason": "answered_in_terminal",
+             "note": "<!channel> pushed"},
+            actor=f"agent:{hub.agent.id}",
+        )  # fmt: skip
+        await settled(message)
+        said = "Answered in the terminal; this card takes no answer. “<!channel> pushed”"
+        assert said in message.all_text  # the note as plain text
+        await slack.press(ADA, shown, "Approve")  # a press on the copy shown before
+        told = await eventually(lambda: slack.told(ADA))
+        assert told[0].startswith("Answered in the terminal")
+        assert (await Interaction.get(id=interaction_id)).status != InteractionStatus.RESOLVED
