@@ -21,8 +21,18 @@ from typing import Any
 import httpx
 import pytest
 
+from hub.core.ids import new_id
 from hub.core.notify.channel_accounts import create_link_token
-from hub.core.store.models import Agent, Interaction, InteractionStatus, Task
+from hub.core.people.accounts import create_user
+from hub.core.store.models import (
+    Agent,
+    Interaction,
+    InteractionStatus,
+    Membership,
+    Role,
+    Task,
+    Workspace,
+)
 from hub.core.store.notification_models import Notification
 from hub.protocol.interactions import InteractionCard
 from hub.sdk import Resolution
@@ -326,3 +336,37 @@ async def test_an_outage_and_a_429_delay_cards_and_lose_none(
             assert not (await asyncio.wait_for(second, 30)).approved
         for title in ("Renew the certificate?", "Rotate the logs?"):
             assert len([m for m in slack.conversation(channel) if title in m.all_text]) == 1
+
+
+async def test_a_quorum_decided_by_two_people_in_slack(
+    db: str, tmp_path: Path, slack: SlackPeer
+) -> None:
+    async with live_hub(db, tmp_path / "hub", **socket_mode(slack)) as hub:
+        bo, _ = await create_user("bo@example.com", "correct horse", "Bo")
+        workspace = await Workspace.get(id=hub.workspace_id)
+        await Membership.create(
+            id=new_id("membership"), workspace=workspace, user=bo, role=Role.MEMBER
+        )
+        ada_channel = await link(hub, slack)
+        bo_channel = slack.person("U0BO", "Bo")
+        token, _ = await create_link_token(bo.id, "slack")
+        await slack.send_dm("U0BO", token)
+        await eventually(lambda: any("Linked" in m.text for m in slack.conversation(bo_channel)))
+        async with hub.agent(tmp_path / "agent", "dns-bot") as agent:
+            policy = {"mode": "quorum", "required": 2,
+                      "approvers": ["owner@example.com", "bo@example.com"]}  # fmt: skip
+            card = InteractionCard.model_validate(
+                {"type": "approval", "title": "Move the DNS?", "policy": policy}
+            )
+            asked = asyncio.create_task(agent.request_interaction(card))
+            ada_copy = await card_in(slack, ada_channel, "Move the DNS?")
+            bo_copy = await card_in(slack, bo_channel, "Move the DNS?")
+            await slack.press(ADA, ada_copy, "Approve")
+            await eventually(lambda: "Your vote is recorded: 1 of 2" in ada_copy.all_text)
+            await eventually(lambda: "1 of 2 approvals so far." in bo_copy.all_text)
+            assert ada_copy.controls() == [] and not asked.done()
+            await slack.press("U0BO", bo_copy, "Approve")
+            assert (await asyncio.wait_for(asked, 30)).approved  # the agent goes on
+            for copy in (ada_copy, bo_copy):
+                await eventually(lambda c=copy: "by Bo via Slack" in c.all_text)
+                assert copy.controls() == []
