@@ -33,8 +33,13 @@ def init_app(app: Quart) -> None:
             f"LINEUP_A2A_ENABLED is on but the A2A SDK is missing ({error}).",
             hint="Install the extra: pip install 'lineup-hub[a2a]', or turn the connector off.",
         ) from None
+    from plugins.a2a_connector.webhook import push_blueprint
+
     connector = Connector(settings)
     app.extensions[REMOTE_AGENTS_EXTENSION] = connector
+    # Registered whether or not pushes are asked for: a remote may still hold the webhook
+    # of a task from before they were turned off, and its pushes are still hints.
+    app.register_blueprint(push_blueprint(settings.secret_key, connector.pushed))
 
     @app.while_serving
     async def _run_connector() -> AsyncGenerator[None, None]:

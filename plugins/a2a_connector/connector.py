@@ -113,6 +113,14 @@ class Connector:
 
     # --- running calls --------------------------------------------------------------------
 
+    def pushed(self, call_id: str) -> None:
+        """The remote pushed a change of the call's task to the webhook (authentic, new):
+        its runner reads the task now. A call this process does not drive is read by its
+        driver at its next bound."""
+        running = self._runners.get(call_id)
+        if running is not None:
+            running[0].pushed()
+
     def on_event(self, event: PublishedEvent) -> None:
         if event.type not in WAKING_EVENTS:
             return
