@@ -86,6 +86,7 @@ class Connector:
             secret=secret,
             secret_key=self.settings.secret_key,
         )
+        await _learn_push_offer(agent.id, found.card)
         for listed, remote in await list_remote_agents(workspace_id):
             if listed.id == agent.id:
                 return remote_agent_view(listed, remote)
@@ -228,6 +229,16 @@ class Connector:
             await release_calls(self.owner)
         except Exception:  # the database may be gone already; the leases then just run out
             logger.warning("could not release remote calls on stop", exc_info=True)
+
+
+async def _learn_push_offer(agent_id: str, fetched: dict[str, Any]) -> None:
+    """A card stored before the hub read ``pushNotifications`` learns it when the agent is
+    added again; nothing else of a stored card changes (its endpoint stays what tasks in
+    flight were sent to)."""
+    remote = await RemoteAgent.get(id=agent_id)
+    if "pushNotifications" not in remote.card and "pushNotifications" in fetched:
+        remote.card = {**remote.card, "pushNotifications": fetched["pushNotifications"]}
+        await remote.save(update_fields=["card"])
 
 
 __all__ = ["Connector"]

@@ -167,6 +167,8 @@ class CallRunner:
                 await call.save(update_fields=["cancel_sent_at"])
                 return 0.0
             if call.remote_task_id is None:
+                if remote.streaming:  # the send itself streams the task's changes
+                    await self._choose_updates(call, remote, client)
                 text = task.title + (f"\n\n{task.description}" if task.description else "")
                 await self.consume(
                     call, reporter, client.send_message(self._request(task.id, text))

@@ -243,7 +243,9 @@ def v1_card(
     return card
 
 
-def v03_card(url: str, *, name: str, streaming: bool, extra: dict[str, Any]) -> dict[str, Any]:
+def v03_card(
+    url: str, *, name: str, streaming: bool, extra: dict[str, Any], push: bool = False
+) -> dict[str, Any]:
     """A card as a v0.3 server writes it: ``url`` and ``protocolVersion`` at the top."""
     return {
         "name": name,
@@ -252,7 +254,7 @@ def v03_card(url: str, *, name: str, streaming: bool, extra: dict[str, Any]) -> 
         "preferredTransport": "JSONRPC",
         "protocolVersion": "0.3.0",
         "version": "0.9",
-        "capabilities": {"streaming": streaming},
+        "capabilities": {"streaming": streaming, "pushNotifications": push},
         "defaultInputModes": ["text/plain"],
         "defaultOutputModes": ["text/plain"],
         "skills": [{"id": "paint", "name": "Paint buttons", "description": "x", "tags": []}],
@@ -299,7 +301,9 @@ async def serve_remote(
     routes = create_jsonrpc_routes(handler, "/a2a", enable_v0_3_compat=True)
     if card is not None or version != "1.0":
         served = (
-            card if card is not None else v03_card(url, name=name, streaming=streaming, extra={})
+            card
+            if card is not None
+            else v03_card(url, name=name, streaming=streaming, extra={}, push=offered)
         )
 
         async def card_route(request: Request) -> JSONResponse:

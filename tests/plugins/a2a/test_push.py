@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+import pytest
 
 from hub.testing import HubProcess
 from plugins.a2a_connector.updates import poll_bound
@@ -77,7 +78,7 @@ class Hub:
 
 @contextlib.asynccontextmanager
 async def running_hub(
-    database_url: str, data_dir: Path, *, poll_interval_s: float = QUIET_POLL_S
+    database_url: str, data_dir: Path, *, poll_interval_s: float = QUIET_POLL_S, **env: str
 ) -> AsyncIterator[Hub]:
     process = HubProcess(
         database_url,
@@ -85,6 +86,7 @@ async def running_hub(
         LINEUP_A2A_ENABLED="true",
         LINEUP_OUTBOUND_ALLOW_PRIVATE="true",
         LINEUP_A2A_POLL_INTERVAL_S=str(poll_interval_s),
+        **env,
     )
     await asyncio.to_thread(process.start)
     try:
@@ -135,12 +137,13 @@ def followed_by(mode: str) -> Callable[[dict[str, Any]], bool]:
     return lambda detail: (detail["remote"] or {}).get("updates") == mode
 
 
+@pytest.mark.parametrize("version", ["1.0", "0.3"])
 async def test_a_card_comes_by_push_with_no_poll_in_between(
-    database_url: str, tmp_path: Path
+    database_url: str, tmp_path: Path, version: str
 ) -> None:
     executor = AsksWhenReleased()
     async with (
-        serve_remote(executor, streaming=False, push=True) as remote,
+        serve_remote(executor, version=version, streaming=False, push=True) as remote,
         running_hub(database_url, tmp_path / "hub") as hub,
     ):
         assert remote.pushes is not None
@@ -148,7 +151,8 @@ async def test_a_card_comes_by_push_with_no_poll_in_between(
         detail = await hub.until(
             task_id, lambda d: followed_by("push")(d) and d["summary"] == "Looking at it."
         )
-        reads = remote.methods.count("GetTask")
+        get_task = "GetTask" if version == "1.0" else "tasks/get"
+        reads = remote.methods.count(get_task)
         pushed = len(remote.pushes.sent)
 
         executor.release.clear()
@@ -164,7 +168,7 @@ async def test_a_card_comes_by_push_with_no_poll_in_between(
         assert all(p.headers["x-a2a-notification-token"] == token for p in arrived)
         assert all(p.status == 202 for p in arrived)
         # Each read after the release answered a push: none came from a timer.
-        assert 1 <= remote.methods.count("GetTask") - reads <= len(arrived)
+        assert 1 <= remote.methods.count(get_task) - reads <= len(arrived)
         assert detail["remote"]["lastPushAt"] is not None
 
         executor.release.clear()
@@ -175,7 +179,11 @@ async def test_a_card_comes_by_push_with_no_poll_in_between(
 
     assert detail["summary"] == "Painted it blue."
     assert executor.inputs == ["Paint the button", "blue"]
-    assert remote.methods.count("CreateTaskPushNotificationConfig") == 1
+    registered = {
+        "1.0": "CreateTaskPushNotificationConfig",
+        "0.3": "tasks/pushNotificationConfig/set",
+    }
+    assert remote.methods.count(registered[version]) == 1
 
 
 async def test_forged_replayed_and_stray_pushes_change_nothing(
@@ -277,6 +285,40 @@ async def test_forged_replayed_and_stray_pushes_change_nothing(
         assert codes[-1] == 429 and set(codes) == {401, 429}
         assert (await post(b"{}", **with_token(token))).status_code == 202
 
+        executor.release.set()
+        detail = await hub.until(task_id, lambda d: d["status"] == "succeeded")
+    assert detail["summary"] == "Painted it blue."
+    assert executor.inputs == ["Paint the button", "blue"]
+
+
+async def test_a_killed_hub_registers_its_webhook_again_and_takes_pushes(
+    database_url: str, tmp_path: Path
+) -> None:
+    executor = AsksWhenReleased()
+    # On PostgreSQL the restarted hub takes the killed one's call over when its lease ends;
+    # on SQLite at once.
+    async with (
+        serve_remote(executor, streaming=False, push=True) as remote,
+        running_hub(database_url, tmp_path / "hub", LINEUP_A2A_LEASE_S="3") as hub,
+    ):
+        assert remote.pushes is not None
+        task_id = await hub.start_task(remote)
+        await hub.until(task_id, followed_by("push"))
+        await asyncio.to_thread(hub.process.kill)
+        await asyncio.to_thread(hub.process.start)
+
+        async def registered_again() -> None:
+            while remote.methods.count("CreateTaskPushNotificationConfig") < 2:  # noqa: ASYNC110
+                await asyncio.sleep(0.05)
+
+        await asyncio.wait_for(registered_again(), WAIT_S)
+        pushed = len(remote.pushes.sent)
+        executor.release.set()
+        detail = await hub.until(task_id, waiting)  # by push: the next bound is 30 s away
+        assert len(remote.pushes.sent) > pushed
+        executor.release.clear()
+        await hub.answer(detail, "blue")
+        await hub.until(task_id, lambda d: d["summary"] == "Painting.")
         executor.release.set()
         detail = await hub.until(task_id, lambda d: d["status"] == "succeeded")
     assert detail["summary"] == "Painted it blue."
