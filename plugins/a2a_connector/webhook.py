@@ -174,8 +174,8 @@ def push_blueprint(secret_key: str, wake: Callable[[str], None]) -> Blueprint:
             raise UnknownTask("The hub follows no such remote task.")
         if not seen.first_time(task_id, body):
             return jsonify({"accepted": False, "duplicate": True}), 200
+        wake(task_id)  # first: the read need not wait for this write
         await RemoteCall.filter(id=task_id).update(last_push_at=utcnow())
-        wake(task_id)
         return jsonify({"accepted": True, "duplicate": False}), 202
 
     return blueprint
