@@ -61,12 +61,8 @@ def webhook(remote_task_id: str, url: str, token: str) -> TaskPushNotificationCo
 
 
 class Updates:
-    """One call's way of following its remote task, as its runner sees it.
-
-    Not shared between processes: a push that reaches a hub process other than the one
-    driving the call wakes nothing there, and the driving process reads the task at its
-    next bound.
-    """
+    """One call's way of following its remote task, as its runner sees it (a push taken by
+    another hub process reaches it through ``push_relay``)."""
 
     def __init__(self, poll_interval_s: float) -> None:
         self.poll_interval_s = poll_interval_s

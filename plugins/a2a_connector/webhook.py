@@ -31,7 +31,7 @@ import hashlib
 import hmac
 import json
 from collections import OrderedDict, deque
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from quart import Blueprint, Response, jsonify, request
@@ -137,7 +137,7 @@ def _too_large() -> PayloadTooLarge:
     )
 
 
-def push_blueprint(secret_key: str, wake: Callable[[str], None]) -> Blueprint:
+def push_blueprint(secret_key: str, wake: Callable[[str], Awaitable[None]]) -> Blueprint:
     """The webhook; ``wake(call_id)`` tells the connector the remote changed the task."""
     blueprint = Blueprint("a2a_push", __name__)
     seen = SeenPushes()
@@ -174,7 +174,7 @@ def push_blueprint(secret_key: str, wake: Callable[[str], None]) -> Blueprint:
             raise UnknownTask("The hub follows no such remote task.")
         if not seen.first_time(task_id, body):
             return jsonify({"accepted": False, "duplicate": True}), 200
-        wake(task_id)  # first: the read need not wait for this write
+        await wake(task_id)  # first: the read need not wait for this write
         await RemoteCall.filter(id=task_id).update(last_push_at=utcnow())
         return jsonify({"accepted": True, "duplicate": False}), 202
 
