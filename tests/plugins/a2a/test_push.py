@@ -33,6 +33,14 @@ assert poll_bound(QUIET_POLL_S) > WAIT_S
 class Hub:
     process: HubProcess
     api: httpx.AsyncClient  # the person's JSON API, in their workspace
+    browser: httpx.AsyncClient  # the person signed in, for the pages
+    workspace_id: str
+    agent_id: str = ""
+
+    async def page(self, path: str) -> str:
+        response = await self.browser.get(f"/w/{self.workspace_id}{path}")
+        assert response.status_code == 200, response.text
+        return response.text
 
     @property
     def secret_key(self) -> str:
@@ -64,6 +72,7 @@ class Hub:
 
     async def start_task(self, remote: Remote) -> str:
         agent = (await self.api.post("/remote-agents", json={"url": remote.url})).json()
+        self.agent_id = agent["id"]
         created = await self.api.post(
             "/tasks", json={"title": "Paint the button", "targetAgentId": agent["id"]}
         )
@@ -98,12 +107,12 @@ async def running_hub(
             )
             workspace = registered.json()["workspaceId"]
             token = (await web.post("/api/v1/auth/tokens", json={"name": "t"})).json()["token"]
-        api = httpx.AsyncClient(
-            base_url=f"{process.url}/api/v1/workspaces/{workspace}",
-            headers={"Authorization": f"Bearer {token}"},
-        )
-        async with api:
-            yield Hub(process, api)
+            api = httpx.AsyncClient(
+                base_url=f"{process.url}/api/v1/workspaces/{workspace}",
+                headers={"Authorization": f"Bearer {token}"},
+            )
+            async with api:
+                yield Hub(process, api, web, workspace)
     finally:
         await asyncio.to_thread(process.stop)
 
@@ -170,6 +179,10 @@ async def test_a_card_comes_by_push_with_no_poll_in_between(
         # Each read after the release answered a push: none came from a timer.
         assert 1 <= remote.methods.count(get_task) - reads <= len(arrived)
         assert detail["remote"]["lastPushAt"] is not None
+        html = await hub.page(f"/tasks/{task_id}")
+        assert 'data-remote-updates="push"' in html
+        assert "The remote agent pushes its changes to the hub." in html
+        assert 'data-push="yes"' in await hub.page(f"/agents/{hub.agent_id}")
 
         executor.release.clear()
         await hub.answer(detail, "blue")
@@ -345,6 +358,8 @@ async def test_polling_resumes_when_pushes_stop_and_the_task_still_ends_right(
             task_id, lambda d: waiting(d) and followed_by("poll-push-silent")(d)
         )
         assert len(remote.pushes.sent) == sent and remote.pushes.held_back > 0
+        html = await hub.page(f"/tasks/{task_id}")
+        assert 'data-remote-updates="poll-push-silent"' in html and "pushes stopped" in html
 
         executor.release.clear()
         await hub.answer(detail, "blue")
