@@ -264,6 +264,12 @@ async def test_forged_replayed_and_stray_pushes_change_nothing(
         assert (await post(elsewhere.encode(), **with_token(token))).status_code == 404
 
         assert (await post(b"<xml/>", **with_token(token))).status_code == 422
+        # The host's guard on path ids holds here too: no id is that long.
+        too_long = push_url(hub.process.url, "task_" + "x" * 200)
+        assert (await post(real.body, too_long, **with_token(token))).status_code == 404
+        too_large = await post(b" " * 1_000_001, **with_token(token))
+        assert too_large.status_code == 413
+        assert too_large.json()["error"]["code"] == "a2a_push_too_large"
         assert remote.methods.count("GetTask") == reads  # none of these made the hub read
 
         # An authentic push that lies: the task completed, with an artifact. It is a hint
