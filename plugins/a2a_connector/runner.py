@@ -175,6 +175,10 @@ class CallRunner:
                 )
                 return 0.0
             if call.interaction_id and call.interaction_id != call.answered_interaction_id:
+                if self.updates.take_pushes() and await self._ended_meanwhile(
+                    call, reporter, client
+                ):
+                    return 0.0
                 return await self._answer(call, reporter, client)
             if call.last_state in FINAL_STATES:
                 return 0.0
@@ -193,6 +197,19 @@ class CallRunner:
             wait = self.updates.after_read(changed=call.last_state != before, pushed=pushed)
             await self._show_updates(call)
             return wait
+
+    async def _ended_meanwhile(self, call: RemoteCall, reporter: TaskReporter, client: Any) -> bool:
+        """A push while the person's card waits: the remote may have ended the task on its
+        side (cancelled there, given up waiting). Only an ending is taken from this read; the
+        hub task then ends and its card closes. Anything else waits for the person's answer,
+        as the card asks."""
+        assert call.remote_task_id is not None
+        current = as_dict(await client.get_task(GetTaskRequest(id=call.remote_task_id)))
+        status = current.get("status") if isinstance(current.get("status"), dict) else {}
+        if state_name(status.get("state")) not in FINAL_STATES:
+            return False
+        await reporter.apply_task(call, current)
+        return True
 
     async def _choose_updates(self, call: RemoteCall, remote: RemoteAgent, client: Any) -> None:
         """Stream, push or poll; for push, (re-)register the webhook, which a restarted hub

@@ -402,6 +402,38 @@ async def test_pushes_that_resume_are_followed_again(database_url: str, tmp_path
     assert detail["summary"] == "Painted it red."
 
 
+async def test_a_task_cancelled_at_the_remote_while_its_card_waits_ends_by_push(
+    database_url: str, tmp_path: Path
+) -> None:
+    executor = AsksWhenReleased()
+    async with (
+        serve_remote(executor, streaming=False, push=True) as remote,
+        running_hub(database_url, tmp_path / "hub") as hub,
+        httpx.AsyncClient() as someone_else,
+    ):
+        task_id = await hub.start_task(remote)
+        await hub.until(task_id, followed_by("push"))
+        executor.release.set()
+        detail = await hub.until(task_id, waiting)
+        # Someone cancels the task at the remote itself, not through the hub.
+        cancelled = await someone_else.post(
+            f"{remote.url}/a2a",
+            headers={"A2A-Version": "1.0"},
+            json={
+                "jsonrpc": "2.0",
+                "id": "1",
+                "method": "CancelTask",
+                "params": {"id": detail["remote"]["taskId"]},
+            },
+        )
+        assert "error" not in cancelled.json(), cancelled.text
+        detail = await hub.until(task_id, lambda d: d["status"] == "cancelled")
+    assert [i["status"] for i in detail["interactions"]] == ["cancelled"]
+    assert detail["remote"]["state"] == "canceled"
+    assert remote.methods.count("CancelTask") == 1  # the one sent at the remote
+    assert executor.inputs == ["Paint the button"]
+
+
 async def test_a_remote_that_refuses_the_webhook_is_polled(
     database_url: str, tmp_path: Path
 ) -> None:
