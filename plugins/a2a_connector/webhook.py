@@ -45,6 +45,7 @@ from hub.protocol.clock import utcnow
 PUSH_PATH = "/a2a/push"
 TOKEN_HEADERS = ("X-A2A-Notification-Token", "A2A-Notification-Token")
 MAX_PUSH_BYTES = 1_000_000
+DRAINED_BYTES = 4 * MAX_PUSH_BYTES
 REMEMBERED_PER_TASK = 64
 REMEMBERED_TASKS = 10_000
 # Tokens are 256-bit HMACs, beyond guessing; the cap is for a sender stuck with an old
@@ -119,13 +120,21 @@ def _given_token() -> str:
 
 
 async def _body() -> bytes:
-    if (request.content_length or 0) > MAX_PUSH_BYTES:
+    """The body, refused past ``MAX_PUSH_BYTES``. A body a little past it is still read to
+    its end, and dropped, so that its sender hears the refusal: answering while it is
+    still sending closes the connection under it, and it sees a reset instead."""
+    if (request.content_length or 0) > DRAINED_BYTES:
         raise _too_large()
     body = bytearray()
+    size = 0
     async for chunk in request.body:
-        body += chunk
-        if len(body) > MAX_PUSH_BYTES:
-            raise _too_large()
+        size += len(chunk)
+        if size > DRAINED_BYTES:
+            break
+        if size <= MAX_PUSH_BYTES:
+            body += chunk
+    if size > MAX_PUSH_BYTES:
+        raise _too_large()
     return bytes(body)
 
 
