@@ -188,6 +188,13 @@ class Settings(BaseSettings):
         description="First delay between `GetTask` polls of a remote agent that does not "
         "stream; it doubles while nothing changes, up to 64 times this and at most 30 s.",
     )
+    a2a_push: bool = Field(
+        True,
+        description="Ask remote agents whose card offers push notifications to post each "
+        "change to `{public_url}/a2a/push/{task}` instead of being polled; each post only "
+        "makes the hub read the task at once. Turn off when remote agents cannot reach the "
+        "hub's public URL.",
+    )
     a2a_lease_s: float = Field(
         30.0,
         gt=0,
