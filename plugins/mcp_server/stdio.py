@@ -15,7 +15,7 @@ from plugins.mcp_server.tools import Toolbox, build_server
 
 async def serve_stdio(agent: Agent, wait_s: float) -> None:
     """Connect ``agent``, serve MCP on stdio until the client closes it, disconnect."""
-    box = Toolbox.for_agent(agent, wait_s)
+    box = Toolbox.for_agent(agent, wait_s, public_url=agent.hub)
     server = build_server(box)
     await agent.start()
     try:
