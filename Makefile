@@ -9,7 +9,7 @@ SERVE_EXTRAS := server,email,telegram,push,a2a,mcp
 # Dockerfile is held to them.
 CONSTRAINTS := constraints.txt
 
-.PHONY: run test lint constraints coding-clis axe-core node test-sqlite test-postgres migrations clean chromium translations screenshots fuzz faults bench soak
+.PHONY: run test lint constraints coding-clis axe-core node mcp-conformance test-sqlite test-postgres migrations clean chromium translations screenshots fuzz faults bench soak
 
 # Reinstall when pyproject.toml or the pins change; otherwise the stamps keep `make` quick.
 # `.served` is the hub alone; `.installed` adds the test toolchain (and so serves too).
@@ -41,7 +41,7 @@ constraints: $(VENV)/.installed
 ## test: lint, then every test on SQLite and on a throwaway PostgreSQL; the two suites run
 ## side by side (each mostly waits on sockets and timers), each one's output shown whole
 ## when it ends
-test: $(VENV)/.installed chromium coding-clis axe-core lint
+test: $(VENV)/.installed chromium coding-clis axe-core mcp-conformance lint
 	$(MAKE) --no-print-directory -j2 --output-sync=target test-sqlite test-postgres
 
 ## lint: style, types, and the import rules of docs/architecture.md (contracts in pyproject)
@@ -97,6 +97,11 @@ coding-clis:
 ## `node` package, into .cache/node; Debian's Node is 20)
 node:
 	scripts/install-node > /dev/null
+
+## mcp-conformance: the official MCP conformance suite the MCP tests run against the hub's
+## /mcp/ (pinned, from npm, into .cache/mcp-conformance, with Node.js 22 beside it)
+mcp-conformance:
+	scripts/install-mcp-conformance > /dev/null
 
 ## axe-core: the accessibility checker the browser tests run in every page (pinned, from npm,
 ## into .cache/axe-core)

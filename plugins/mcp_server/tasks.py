@@ -56,6 +56,9 @@ TASKS_EXTENSION = "io.modelcontextprotocol/tasks"
 POLL_INTERVAL_MS = 2000
 TERMINAL = frozenset({"completed", "failed", "cancelled"})
 _FORM_ATTEMPTS = 3
+# Ended tasks are kept for polling; past this many the oldest go (a single card's task is
+# still found from its handle afterwards).
+KEPT_TASKS = 500
 
 
 @dataclass
@@ -144,6 +147,9 @@ class TaskBoard:
         task = HubTask(handles[0], handles, len(handles) > 1, form, page)
         self.tasks[task.task_id] = task
         self._watch(task)
+        ended = [t for t in self.tasks.values() if t.status in TERMINAL]
+        for old in ended[: max(0, len(self.tasks) - KEPT_TASKS)]:
+            del self.tasks[old.task_id]
         return task
 
     def find(self, task_id: str) -> HubTask | None:
