@@ -8,6 +8,8 @@ and ``Origin`` checked before anything else.
 
 from __future__ import annotations
 
+import json
+from collections.abc import AsyncIterator
 from importlib.metadata import version
 from pathlib import Path
 from typing import Any
@@ -18,6 +20,7 @@ from mcp.shared.exceptions import MCPError
 from mcp_types import INVALID_PARAMS
 
 from tests.mcp.conftest import http_agent, paired_credential
+from tests.mcp.test_decisions import waiting_card
 from tests.sdk.live import LiveHub
 
 
@@ -139,3 +142,69 @@ async def test_a_page_of_another_origin_is_refused_before_the_credential_is_look
         assert refused.json()["error"]["code"] == "origin_not_allowed"
     # The hub's own origin and a configured one reach MCP (which then wants a session).
     assert own.status_code != 403 and allowed.status_code != 403
+
+
+async def test_a_dropped_stream_is_resumed_with_the_answer_it_missed(
+    hub: LiveHub, credential: str
+) -> None:
+    """The connection of a waiting call drops (a proxy's timeout, say); the person answers;
+    the client reconnects with ``Last-Event-ID`` and gets the tool's result it missed.
+
+    Plain HTTP, as the transport specifies it: the official client resumes on its own
+    when a stream breaks, which a test cannot provoke in it."""
+    headers = {
+        "Authorization": f"Bearer {credential}",
+        "Accept": "application/json, text/event-stream",
+    }
+    initialize = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "initialize",
+        "params": {
+            "protocolVersion": "2025-11-25",
+            "capabilities": {},
+            "clientInfo": {"name": "resuming-client", "version": "1"},
+        },
+    }
+    call = {
+        "jsonrpc": "2.0",
+        "id": 2,
+        "method": "tools/call",
+        "params": {"name": "request_approval", "arguments": {"action": "Purge the old logs"}},
+    }
+    async with httpx.AsyncClient(base_url=hub.url, timeout=30) as http:
+        opened = await http.post("/mcp/", json=initialize, headers=headers)
+        session = {
+            **headers,
+            "mcp-session-id": opened.headers["mcp-session-id"],
+            "mcp-protocol-version": "2025-11-25",
+        }
+        initialized = {"jsonrpc": "2.0", "method": "notifications/initialized"}
+        await http.post("/mcp/", json=initialized, headers=session)
+        async with http.stream("POST", "/mcp/", json=call, headers=session) as stream:
+            priming = await anext(_events(stream))
+        assert priming["id"] and priming["data"] == ""  # then the connection is gone
+
+        card = await waiting_card(hub, "Purge the old logs")
+        await hub.respond(card["id"], "approve")
+        resumed = {**session, "last-event-id": priming["id"]}
+        async with http.stream("GET", "/mcp/", headers=resumed) as stream:
+            async for event in _events(stream):
+                if event["data"] and json.loads(event["data"]).get("id") == 2:
+                    answer = json.loads(event["data"])
+                    break
+    assert answer["result"]["structuredContent"]["approved"] is True
+
+
+async def _events(stream: httpx.Response) -> AsyncIterator[dict[str, str]]:
+    """The server-sent events of ``stream``: ``id`` and ``data`` of each."""
+    event: dict[str, str] = {"id": "", "data": ""}
+    async for line in stream.aiter_lines():
+        if not line:
+            if event["id"] or event["data"]:
+                yield event
+            event = {"id": "", "data": ""}
+        elif line.startswith("id:"):
+            event["id"] = line[3:].strip()
+        elif line.startswith("data:"):
+            event["data"] += line[5:].strip()
