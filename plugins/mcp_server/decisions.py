@@ -26,6 +26,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from hub.protocol.interactions import InteractionCard
+from hub.protocol.lap import WithdrawalReason
 from hub.sdk import Agent, Downlink, HubRefused, Resolution
 from plugins.mcp_server.handles import Handles
 from plugins.mcp_server.results import Decision
@@ -38,6 +39,8 @@ TERMINAL = "terminal"
 PROGRESS_EVERY_S = 10.0
 
 KEPT_OUTCOMES = 500
+# The hub's refusals of a withdrawal that mean "this card has an outcome already".
+_CLOSED = frozenset({"already_decided", "interaction_expired", "interaction_cancelled"})
 
 Tick = Callable[[float, float], Awaitable[None]]
 
@@ -170,18 +173,37 @@ class Decisions:
         """Record ``response``, given at the agent's terminal, as the answer to ``handle``:
         the card is withdrawn in the hub ("answered in the terminal", ``note`` beside it).
         False when the hub had an answer first; that answer then settles the wait."""
+        if not await self._take_back(handle, "answered_in_terminal", note):
+            return False
+        self._settle(handle, Resolution(handle, response, TERMINAL, datetime.now(UTC), TERMINAL))
+        return True
+
+    async def withdraw(self, handle: str, note: str) -> bool:
+        """Take ``handle``'s card back, no longer needed; its outcome is then "withdrawn".
+        False when it had an outcome already, which stands."""
+        if not await self._take_back(handle, "no_longer_needed", note):
+            return False
+        withdrawn = Resolution(
+            handle,
+            {},
+            "",
+            datetime.now(UTC),
+            "",
+            withdrawn=True,
+            withdrawal_reason="no_longer_needed",
+        )
+        self._settle(handle, withdrawn)
+        return True
+
+    async def _take_back(self, handle: str, reason: WithdrawalReason, note: str) -> bool:
         if self.settled(handle) is not None:
             return False
         try:
-            await self.agent.withdraw_interaction(
-                handle, reason="answered_in_terminal", note=note[:500]
-            )
+            await self.agent.withdraw_interaction(handle, reason=reason, note=note[:500])
         except HubRefused as error:
-            if error.code in ("already_decided", "interaction_expired", "interaction_cancelled"):
-                return False
+            if error.code in _CLOSED:
+                return False  # answered, expired or cancelled first: that outcome stands
             raise
-        answer = Resolution(handle, response, TERMINAL, datetime.now(UTC), TERMINAL)
-        self._settle(handle, answer)
         return True
 
     def _future(self, handle: str) -> asyncio.Future[Resolution | Cancelled]:

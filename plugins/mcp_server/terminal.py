@@ -43,7 +43,7 @@ from plugins.mcp_server.answers import wait_for, wait_for_all
 from plugins.mcp_server.decisions import Decisions, pending_result
 from plugins.mcp_server.forms import Form, batch_form, card_form, note_for, page_message
 from plugins.mcp_server.results import Decision
-from plugins.mcp_server.tasks import TASK_WANTED
+from plugins.mcp_server.task_board import TASK_WANTED
 from plugins.mcp_server.toolbox import Toolbox, ToolContext, checked, task_of, toolbox_of
 
 logger = logging.getLogger(__name__)

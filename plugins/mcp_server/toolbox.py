@@ -18,7 +18,7 @@ from pydantic import Field
 
 from hub.sdk import Agent, HubRefused
 from plugins.mcp_server.decisions import PROGRESS_EVERY_S, Decisions
-from plugins.mcp_server.tasks import TaskBoard
+from plugins.mcp_server.task_board import TaskBoard
 from plugins.mcp_server.worklog import TrackedTask, Worklog
 
 

@@ -7,12 +7,13 @@ The same server is built for ``lineup mcp`` on stdio and for each credential on 
 
 from __future__ import annotations
 
+import hashlib
 import inspect
 from collections.abc import Callable
 from importlib.metadata import version
 from typing import Any
 
-from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver import MCPServer, RequestStateSecurity
 
 from plugins.mcp_server.answers import get_decision
 from plugins.mcp_server.asking import ASKING_TOOLS
@@ -48,12 +49,27 @@ def build_server(box: Toolbox, name: str = "lineup") -> MCPServer[Toolbox]:
         log_level="WARNING",
         lifespan=box.lifespan,
         extensions=[TasksExtension(frozenset(t.__name__ for t in ASKING))],
+        request_state_security=_request_state_security(box),
     )
     server.middleware.extend([WireRules(server), listen_for_tasks])
     for tool in TOOLS:
         server.add_tool(tool, description=_description(tool))
     add_resources(server, box)
     return server
+
+
+# The terminal may take its time over a form; its answer comes back with the request state.
+REQUEST_STATE_TTL_S = 24 * 3600
+
+
+def _request_state_security(box: Toolbox) -> RequestStateSecurity:
+    """Sealing for the request state of 2026-07-28 input-required rounds, keyed by the
+    agent's credential: a server made anew for the same agent (an idle one opened again,
+    a restarted hub) still reads the state the client echoes. Call once the agent has its
+    credential (after pairing)."""
+    credential = box.agent.credential() or ""
+    key = hashlib.sha256(b"lineup-mcp-request-state\x00" + credential.encode()).digest()
+    return RequestStateSecurity(keys=[key], ttl=REQUEST_STATE_TTL_S)
 
 
 def _description(tool: Callable[..., Any]) -> str:

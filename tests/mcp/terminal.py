@@ -28,6 +28,12 @@ ids) for a multiple choice; ``text`` for an input. A batch prefixes each item's 
 ``item1_``, ``item2_``, .... A sensitive input is not a form: the client is asked to open
 the card's page on the hub (URL mode), and ``Terminal.opened`` lists the pages.
 
+What the terminal cannot do, by design (a parity table marks these cells "not offered"):
+answer a card with named approvers or a quorum (it waits for those people), edit an exact
+action (it approves the action as proposed; edits are made on the hub's surfaces), or see a
+sensitive input's value. An answer at the terminal withdraws the card in the hub ("answered
+in the terminal", the answer beside it), which turns it read-only on every surface.
+
 ``mode="legacy"`` on the client speaks 2025-11-25 (the form is an ``elicitation/create``
 request while the call waits); the default ``"auto"`` speaks 2026-07-28 (the form rides an
 input-required result and the client retries the call with the answer). Both are driven

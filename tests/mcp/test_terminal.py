@@ -9,6 +9,7 @@ retries with the answer), and over stdio.
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 from typing import Any
 
@@ -199,3 +200,24 @@ async def test_the_terminal_answers_over_stdio_too(hub: LiveHub, tmp_path: Path)
         )
     assert result["approved"] is False and result["optionId"] == "request_changes"
     assert result["via"] == "terminal" and result["comment"] == "Add a test"
+
+
+async def test_a_form_answered_after_the_hub_restarted_still_decides(
+    hub: LiveHub, credential: str
+) -> None:
+    """On 2026-07-28 the call's state travels with the client between rounds, sealed under
+    the agent's credential: a server made anew (a restarted hub, an idle agent opened
+    again) reads it, and asks nothing twice."""
+    terminal = Terminal(answer={"choice": "approve"}, hold=True)
+    async with http_agent(hub, credential, elicitation_callback=terminal) as agent:
+        call = await agent.call_in_background("request_approval", action="Move the DNS zone")
+        await terminal.next_question()
+        await asyncio.to_thread(hub.process.stop)
+        await asyncio.to_thread(hub.process.start)
+        terminal.release()
+        result, _ = await call
+    assert result["via"] == "terminal" and result["approved"] is True
+    inbox = await hub.api("GET", "/inbox")
+    assert [
+        i for i in inbox["waitingForMe"] if i["interaction"]["card"]["title"] == "Move the DNS zone"
+    ] == []
