@@ -78,13 +78,17 @@ soak: $(VENV)/.installed
 ## bench: speed and memory beside this machine's floor, on SQLite and on PostgreSQL with
 ## fsync on; prints the table and writes benchmarks/results.json (BENCH_ARGS=--quick); then
 ## the time a coding agent's hook adds to a tool call, and from a card to its push, on both
-## databases; and every page and list of a workspace grown to 50,000 tasks beside 1,000
+## databases; from a person's answer to the MCP agent holding it (answered in the hub, or
+## at the agent's terminal), on both; and every page and list of a workspace grown to 50,000
+## tasks beside 1,000
 bench: $(VENV)/.installed
 	PG_FSYNC=on scripts/with-postgres $(BIN)/python -m benchmarks.run $(BENCH_ARGS)
 	$(BIN)/python -m benchmarks.hooks
 	PG_FSYNC=on scripts/with-postgres $(BIN)/python -m benchmarks.hooks
 	$(BIN)/python -m benchmarks.push
 	PG_FSYNC=on scripts/with-postgres $(BIN)/python -m benchmarks.push
+	$(BIN)/python -m benchmarks.mcp_answers
+	PG_FSYNC=on scripts/with-postgres $(BIN)/python -m benchmarks.mcp_answers
 	$(BIN)/python -m benchmarks.big $(BENCH_ARGS)
 	PG_FSYNC=on scripts/with-postgres $(BIN)/python -m benchmarks.big $(BENCH_ARGS)
 

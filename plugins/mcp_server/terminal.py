@@ -25,7 +25,7 @@ import asyncio
 import contextlib
 import json
 import logging
-from collections.abc import Awaitable, Callable
+from collections.abc import Coroutine
 from typing import Any
 
 from mcp.server.mcpserver.exceptions import ToolError
@@ -122,13 +122,13 @@ async def _raced_with_terminal(
     wait: float | None,
     ctx: ToolContext,
 ) -> list[Decision]:
-    ask: Callable[[], Awaitable[None]]
+    question: Coroutine[Any, Any, None]
     if form is not None:
-        ask = lambda: _ask_form(box.decisions, handles, form, ctx)  # noqa: E731
+        question = _ask_form(box.decisions, handles, form, ctx)
     else:
         assert page is not None
-        ask = lambda: _open_page(handles[0], page, ctx)  # noqa: E731
-    terminal = asyncio.create_task(ask(), name="mcp-terminal-question")
+        question = _open_page(handles[0], page, ctx)
+    terminal = asyncio.create_task(question, name="mcp-terminal-question")
     try:
         return await _wait(handles, cards, wait, ctx)
     finally:
@@ -191,11 +191,12 @@ def _resumed(ctx: ToolContext) -> dict[str, Any] | None:
         return None
     try:
         state = json.loads(ctx.request_state)
-        handles = state["handles"]
-        assert isinstance(handles, list) and all(isinstance(h, str) for h in handles)
-        return {"handles": handles, "round": int(state["round"])}
-    except (ValueError, KeyError, TypeError, AssertionError):
-        raise ToolError("invalid_request_state: call the tool again without it.") from None
+        handles, rounds = state["handles"], int(state["round"])
+    except (ValueError, KeyError, TypeError):
+        handles, rounds = None, 0
+    if not isinstance(handles, list) or not all(isinstance(h, str) for h in handles):
+        raise ToolError("invalid_request_state: call the tool again without it.")
+    return {"handles": handles, "round": rounds}
 
 
 async def _next_round(

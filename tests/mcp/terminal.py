@@ -6,7 +6,12 @@ hub shows on the web, by email and in Telegram; the first answer wins. ``Termina
 person, ``answer_at_terminal`` one card answered by them from start to end. Use them in
 any test that wants "the terminal" as one more surface::
 
+    from tests.mcp.conftest import http_agent, paired_credential
     from tests.mcp.terminal import Terminal, answer_at_terminal
+
+    # an MCP agent's credential on a live hub (``tests.sdk.live.LiveHub``); the first
+    # connection confirms the agent in the hub
+    credential = await paired_credential(hub, tmp_path / "agent")
 
     # the whole round: connect, ask, answer at the terminal, get the decision
     decision = await answer_at_terminal(
