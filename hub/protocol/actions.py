@@ -75,19 +75,9 @@ class ActionEditError(ValueError):
 class ProposedAction(WireModel):
     """What exactly will be done if the person approves."""
 
-    kind: str = Field(
-        min_length=1,
-        max_length=100,
-        description="What kind of action, e.g. 'shell.command' or 'db.migration'.",
-    )
-    fields: dict[str, Any] = Field(
-        default_factory=dict, description="Everything the action will do, field by field."
-    )
-    editable: list[str] = Field(
-        default_factory=list,
-        max_length=50,
-        description="The fields the person may change before approving.",
-    )
+    kind: str = Field(min_length=1, max_length=100)  # e.g. "shell.command", "db.migration"
+    fields: dict[str, Any] = Field(default_factory=dict)
+    editable: list[str] = Field(default_factory=list, max_length=50)
 
     @model_validator(mode="after")
     def _bounded_and_editable(self) -> ProposedAction:

@@ -16,7 +16,6 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp_types import InputRequiredResult
 from pydantic import BaseModel, Field, ValidationError
 
-from hub.protocol.actions import ProposedAction
 from hub.protocol.interactions import (
     MAX_APPROVERS,
     MAX_POLICY_DELAY_S,
@@ -88,6 +87,35 @@ PolicyArgument = Annotated[
     Policy | None,
     Field(None, description="Who must answer and what happens while nobody does."),
 ]
+
+
+class ActionToApprove(BaseModel):
+    """Exactly what will be done once approved (the hub's ProposedAction, described for a
+    model to read): every surface shows its fields, and the person may edit the editable
+    ones."""
+
+    kind: Annotated[
+        str,
+        Field(
+            min_length=1,
+            max_length=100,
+            description="What kind of action, e.g. 'shell.command' or 'db.migration'.",
+        ),
+    ]
+    fields: Annotated[
+        dict[str, Any],
+        Field(default_factory=dict, description="Everything the action will do, by field."),
+    ]
+    editable: Annotated[
+        list[str],
+        Field(
+            default_factory=list,
+            max_length=50,
+            description="The fields the person may change before approving.",
+        ),
+    ]
+
+
 Why = Annotated[str, Field("", max_length=10_000, description="Why you need the person.")]
 Details = Annotated[
     dict[str, Any] | None,
@@ -124,7 +152,7 @@ async def request_approval(
     ] = None,
     details: Details = None,
     exact_action: Annotated[
-        ProposedAction | None,
+        ActionToApprove | None,
         Field(
             None,
             description="The exact action, e.g. {kind: 'shell.command', fields: {command: "
@@ -154,7 +182,7 @@ async def request_approval(
         "risk": risk,
         "options": _options(options),
         "details": details or {},
-        "action": exact_action.wire() if exact_action else None,
+        "action": exact_action.model_dump() if exact_action else None,
     }
     return await _ask(with_policy(card, policy), task_id, wait_seconds, ctx)
 

@@ -14,10 +14,16 @@ from typing import Annotated, Any, Literal
 from mcp_types import InputRequiredResult
 from pydantic import BaseModel, Field
 
-from hub.protocol.actions import ProposedAction
 from hub.protocol.interactions import InteractionType
 from plugins.mcp_server.answers import WaitSeconds
-from plugins.mcp_server.asking import Details, PolicyArgument, Why, valid_card, with_policy
+from plugins.mcp_server.asking import (
+    ActionToApprove,
+    Details,
+    PolicyArgument,
+    Why,
+    valid_card,
+    with_policy,
+)
 from plugins.mcp_server.results import BatchDecision
 from plugins.mcp_server.terminal import ask_and_settle
 from plugins.mcp_server.toolbox import ToolContext
@@ -40,7 +46,7 @@ class ApprovalItem(BaseModel):
     why: Why = ""
     details: Details = None
     exact_action: Annotated[
-        ProposedAction | None,
+        ActionToApprove | None,
         Field(None, description="The exact action, as for request_approval."),
     ] = None
 
@@ -84,5 +90,5 @@ def _card(item: ApprovalItem) -> dict[str, Any]:
         "impact": item.impact,
         "risk": item.risk,
         "details": item.details or {},
-        "action": item.exact_action.wire() if item.exact_action else None,
+        "action": item.exact_action.model_dump() if item.exact_action else None,
     }
