@@ -14,7 +14,7 @@ import pytest
 from mcp.shared.exceptions import MCPError
 from mcp_types import INVALID_PARAMS, MISSING_REQUIRED_CLIENT_CAPABILITY
 
-from tests.mcp.conftest import http_agent, paired_credential
+from tests.mcp.conftest import http_agent, paired_credential, stdio_agent
 from tests.mcp.tasks_client import TasksClient
 from tests.mcp.terminal import Terminal
 from tests.mcp.test_decisions import waiting_card
@@ -174,3 +174,16 @@ async def test_a_task_outlives_the_hub_process_that_started_it(
         done = await tasks.until_done(again.client.session, handle.task_id)
     assert done["result"]["structuredContent"]["approved"] is True
     assert done["result"]["structuredContent"]["handle"] == handle.task_id
+
+
+async def test_tasks_over_stdio_as_over_http(hub: LiveHub, tmp_path: Path) -> None:
+    """``lineup mcp`` on stdio serves 2026-07-28 too: the same task, polled to its end."""
+    tasks = TasksClient()
+    async with stdio_agent(hub, tmp_path / "agent", extensions=[tasks]) as agent:
+        session = agent.client.session
+        assert agent.client.protocol_version == "2026-07-28"
+        handle = await tasks.start(session, "ask_input", {"question": "Which branch?"})
+        card = await waiting_card(hub, "Which branch?")
+        await hub.api("POST", f"/interactions/{card['id']}/respond", {"text": "release/2.4"})
+        done = await tasks.until_done(session, handle.task_id)
+    assert done["result"]["structuredContent"]["text"] == "release/2.4"

@@ -10,9 +10,12 @@ retries with the answer), and over stdio.
 from __future__ import annotations
 
 import asyncio
+import json
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 from mcp_types import ElicitRequestFormParams, ElicitRequestURLParams
 
@@ -221,3 +224,68 @@ async def test_a_form_answered_after_the_hub_restarted_still_decides(
     assert [
         i for i in inbox["waitingForMe"] if i["interaction"]["card"]["title"] == "Move the DNS zone"
     ] == []
+
+
+async def test_a_2025_06_18_client_gets_the_form_of_its_revision(
+    hub: LiveHub, credential: str
+) -> None:
+    """The official client speaks 2025-11-25 at the oldest, so this is the wire itself: a
+    client of 2025-06-18 with the elicitation capability of that revision (no modes) is
+    sent the enum with display names, not 2025-11-25's titled one, and its answer wins."""
+    headers = {
+        "Authorization": f"Bearer {credential}",
+        "Accept": "application/json, text/event-stream",
+    }
+    initialize = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "initialize",
+        "params": {
+            "protocolVersion": "2025-06-18",
+            "capabilities": {"elicitation": {}},
+            "clientInfo": {"name": "older-client", "version": "1"},
+        },
+    }
+    call = {
+        "jsonrpc": "2.0",
+        "id": 2,
+        "method": "tools/call",
+        "params": {"name": "request_approval", "arguments": {"action": "Reboot the router"}},
+    }
+    async with httpx.AsyncClient(base_url=hub.url, timeout=30) as http:
+        opened = await http.post("/mcp/", json=initialize, headers=headers)
+        session = {
+            **headers,
+            "mcp-session-id": opened.headers["mcp-session-id"],
+            "mcp-protocol-version": "2025-06-18",
+        }
+        initialized = {"jsonrpc": "2.0", "method": "notifications/initialized"}
+        await http.post("/mcp/", json=initialized, headers=session)
+        async with http.stream("POST", "/mcp/", json=call, headers=session) as stream:
+            async for message in _messages(stream):
+                if message.get("method") == "elicitation/create":
+                    schema = message["params"]["requestedSchema"]
+                    answer = {"action": "accept", "content": {"choice": "approve"}}
+                    reply = {"jsonrpc": "2.0", "id": message["id"], "result": answer}
+                    sent = await http.post("/mcp/", json=reply, headers=session)
+                    assert sent.status_code == 202
+                elif message.get("id") == 2:
+                    result = message["result"]
+                    break
+
+    choice = schema["properties"]["choice"]
+    assert choice["enum"] == ["approve", "reject"]
+    assert choice["enumNames"] == ["Approve", "Reject"] and "oneOf" not in choice
+    assert result["structuredContent"]["via"] == "terminal"
+    assert result["structuredContent"]["approved"] is True
+
+
+async def _messages(stream: httpx.Response) -> AsyncIterator[dict[str, Any]]:
+    """The JSON-RPC messages of a server-sent event stream."""
+    data = ""
+    async for line in stream.aiter_lines():
+        if line.startswith("data:"):
+            data += line[5:].strip()
+        elif not line and data:
+            yield json.loads(data)
+            data = ""
