@@ -11,6 +11,7 @@ import os
 import secrets
 from pathlib import Path
 from typing import Any, Literal
+from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 from pydantic_settings import (
@@ -107,6 +108,35 @@ class Settings(BaseSettings):
         "", description="`smtp://user:pass@host:port` (or `smtps://`) for email; empty: off."
     )
     email_from: str = Field("lineup@localhost", description="Sender address of hub emails.")
+    feishu_app_id: str = Field(
+        "",
+        description="Feishu/Lark app's App ID (`cli_…`, on its Credentials page); empty: "
+        "Feishu off.",
+    )
+    feishu_app_secret: str = Field(
+        "",
+        validate_default=True,
+        description="The Feishu/Lark app's App Secret; needed with `LINEUP_FEISHU_APP_ID`.",
+    )
+    feishu_verification_token: str = Field(
+        "",
+        validate_default=True,
+        description="The app's Verification Token (Events & Callbacks → Encryption "
+        "strategy); every event and card press must carry it. Needed with "
+        "`LINEUP_FEISHU_APP_ID`.",
+    )
+    feishu_encrypt_key: str = Field(
+        "",
+        description="The app's Encrypt Key. Set: card presses posted to "
+        "`{public_url}/feishu/card` must be encrypted and signed with it. Empty: they come "
+        "in plain JSON, checked by the verification token alone. The long connection needs "
+        "neither address nor key.",
+    )
+    feishu_api_url: str = Field(
+        "https://open.feishu.cn",
+        description="The open platform's root: `https://open.feishu.cn` (Feishu) or "
+        "`https://open.larksuite.com` (Lark).",
+    )
     telegram_bot_token: str = Field("", description="Telegram bot token; empty: Telegram off.")
     telegram_api_url: str = Field(
         "https://api.telegram.org",
@@ -223,6 +253,39 @@ class Settings(BaseSettings):
         if value and len(value) < 32:
             raise ValueError("must be at least 32 characters (try `openssl rand -hex 32`)")
         return value
+
+    @field_validator("feishu_app_id")
+    @classmethod
+    def _feishu_app_id(cls, value: str) -> str:
+        if value and not value.startswith("cli_"):
+            raise ValueError("must be the app's App ID, which starts with cli_")
+        return value
+
+    @field_validator("feishu_app_secret", "feishu_verification_token")
+    @classmethod
+    def _feishu_pair(cls, value: str, info: Any) -> str:  # info: pydantic's ValidationInfo
+        """Feishu needs the App ID, App Secret and Verification Token together."""
+        app_id = info.data.get("feishu_app_id")
+        if app_id and not value:
+            where = {
+                "feishu_app_secret": "the app's Credentials page",
+                "feishu_verification_token": "Events & Callbacks → Encryption strategy",
+            }[str(info.field_name)]
+            raise ValueError(f"needed with LINEUP_FEISHU_APP_ID (see {where})")
+        if value and not app_id and "feishu_app_id" in info.data:
+            raise ValueError("set, but LINEUP_FEISHU_APP_ID is empty: set it too")
+        return value
+
+    @field_validator("feishu_api_url")
+    @classmethod
+    def _feishu_root(cls, value: str) -> str:
+        parts = urlsplit(value)
+        if parts.scheme not in ("http", "https") or not parts.netloc or parts.path.strip("/"):
+            raise ValueError(
+                "must be the open platform's root, like https://open.feishu.cn or "
+                "https://open.larksuite.com"
+            )
+        return value.rstrip("/")
 
     @field_validator("log_level")
     @classmethod

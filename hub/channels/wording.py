@@ -42,6 +42,7 @@ def via_text(via: str | None) -> str:
         "api": _("the API"),
         "email": _("email"),
         "telegram": _("Telegram"),
+        "feishu": _("Feishu"),
         "notebook": _("a notebook"),
         "push": _("a push notification"),
         "policy": _("the approval policy"),

@@ -30,6 +30,23 @@ async def unlink_telegram() -> tuple[str, int]:
     return "", 204
 
 
+@blueprint.post("/me/channels/feishu/link")
+async def link_feishu() -> tuple[dict[str, Any], int]:
+    """A one-time code (15 minutes) to send to the hub's Feishu/Lark bot in a one-to-one
+    chat, which links the sender's Feishu account to you; ``url`` opens that chat."""
+    caller = await current_caller()
+    return await runtime_of(current_app).link_account(caller.user.id, "feishu"), 201
+
+
+@blueprint.delete("/me/channels/feishu")
+async def unlink_feishu() -> tuple[str, int]:
+    """Unlink your Feishu account: cards stop going to its chat. 404 ``channel_not_linked``
+    when none is linked."""
+    caller = await current_caller()
+    await unlink(caller.user.id, "feishu")
+    return "", 204
+
+
 @blueprint.get("/me/channels")
 async def channels() -> dict[str, Any]:
     """The outside accounts you linked."""

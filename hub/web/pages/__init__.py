@@ -20,6 +20,7 @@ from hub.web.pages import (
     agents,
     batches,
     conversations,
+    feishu_link,
     hub_accounts,
     i18n,
     inbox,
@@ -58,6 +59,7 @@ for area in (
     push_devices,
     pwa,
     telegram_link,
+    feishu_link,
     two_factor,
 ):
     pages.register_blueprint(area.blueprint)

@@ -32,6 +32,7 @@ PROPER_NAMES = ["LineUp Hub", "LineUp", "Telegram", "Claude Code", "Codex", "Git
                 "Web Push", "Python", "English", "iPhone", "iPad", "Chrome", "Firefox",
                 "Safari", "Android", "iOS", "Bearer", "base64url",
                 "Set up Telegram"]  # the title of a section of the hub's English docs  # fmt: skip
+PROPER_NAMES += ["Lark", "Set up Feishu / Lark"]  # Feishu's name abroad; a docs section's title
 # Addresses, paths, file names, emails, codes in snake_case, kebab-case or dotted (event
 # types), anything with a digit (ids, hashes, versions), `quoted commands`, rules as
 # coding agents write them (Bash(git push:*)), commands' flags, acronyms (API, SDK, UTC).

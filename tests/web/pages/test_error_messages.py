@@ -51,6 +51,7 @@ def codes_a_page_can_show() -> set[str]:
         | {f"{kind}_not_found" for kind in PATH_KINDS}  # hub.host.path_ids
         | {f"interaction_{status.value}" for status in InteractionStatus}
         | {"telegram_not_configured"}  # hub.channels.runtime, for the Telegram link
+        | {"feishu_not_configured"}  # the same, for the Feishu link
         | {"invalid_response", ACTION_CHANGED, EDIT_REFUSED}  # hub.protocol's answer rules
     )
 
