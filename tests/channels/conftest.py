@@ -12,6 +12,7 @@ from quart import Quart
 from quart.typing import TestClientProtocol
 
 from hub.channels.runtime import ChannelRuntime, runtime_of
+from hub.channels.slack import SlackChannel
 from hub.channels.telegram import TelegramChannel
 from hub.config import load_settings
 from hub.core.ids import new_id
@@ -23,6 +24,7 @@ from hub.core.store.models import Agent, AgentStatus, User, Workspace
 from hub.host.app import create_app
 from hub.testing import eventually
 from tests.channels.peers import BotApiPeer
+from tests.channels.slack_peer import APP_TOKEN, BOT_TOKEN, SlackPeer
 
 if TYPE_CHECKING:
     from tests.channels.feishu_peer import FeishuPeer
@@ -94,6 +96,24 @@ class Hub:
             lambda: any("Linked" in m.text or "已关联" in m.text for m in bot_api.chat(telegram_id))
         )
 
+    async def link_slack(self, person: Person, slack: SlackPeer, user: str) -> str:
+        """Link ``person``'s Slack account ``user``; returns their conversation with the app."""
+        channel = slack.person(user, person.user.display_name)
+        token, _ = await create_link_token(person.user.id, "slack")
+        await slack.send_dm(user, f"here is my code: {token}")
+        await eventually(lambda: any("Linked" in m.text for m in slack.conversation(channel)))
+        return channel
+
+
+def slack_settings(slack: SlackPeer, **more: Any) -> dict[str, Any]:
+    """Settings that reach ``slack`` over Socket Mode."""
+    return {
+        "slack_bot_token": BOT_TOKEN,
+        "slack_app_token": APP_TOKEN,
+        "slack_api_url": slack.api_url,
+        **more,
+    }
+
 
 async def make_agent(workspace: Workspace) -> Agent:
     return await Agent.create(
@@ -162,6 +182,7 @@ def make_hub(
     database_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> Callable[..., Any]:
     monkeypatch.setattr(TelegramChannel, "poll_timeout_s", 1)
+    monkeypatch.setattr(SlackChannel, "ping_interval_s", 0.5)
 
     def build(**overrides: Any) -> Any:
         return _running_hub(hub_settings(database_url, tmp_path / "data", **overrides))

@@ -1,4 +1,4 @@
-"""Linking your accounts on outside surfaces (Telegram) to your hub account."""
+"""Linking your accounts on outside surfaces (Telegram, Slack) to your hub account."""
 
 from __future__ import annotations
 
@@ -44,6 +44,23 @@ async def unlink_feishu() -> tuple[str, int]:
     when none is linked."""
     caller = await current_caller()
     await unlink(caller.user.id, "feishu")
+    return "", 204
+
+
+@blueprint.post("/me/channels/slack/link")
+async def link_slack() -> tuple[dict[str, Any], int]:
+    """A one-time code (15 minutes) to send to the hub's Slack app in a direct message,
+    which links the sender's Slack account to you; ``url`` opens that conversation."""
+    caller = await current_caller()
+    return await runtime_of(current_app).link_account(caller.user.id, "slack"), 201
+
+
+@blueprint.delete("/me/channels/slack")
+async def unlink_slack() -> tuple[str, int]:
+    """Unlink your Slack account: cards stop going to its conversation. 404
+    ``channel_not_linked`` when none is linked."""
+    caller = await current_caller()
+    await unlink(caller.user.id, "slack")
     return "", 204
 
 

@@ -438,6 +438,10 @@ MESSAGES: dict[str, tuple[str, str | None]] = {
         N_("Feishu is not set up on this hub."),
         N_("The hub's operator sets it up, then restarts the hub."),
     ),
+    "slack_not_configured": (
+        N_("Slack is not set up on this hub."),
+        N_("The hub's operator sets it up, then restarts the hub."),
+    ),
     "push_not_available": (
         N_("Push is not available on this hub."),
         N_("The hub's operator can install it."),
