@@ -239,6 +239,13 @@ class Settings(BaseSettings):
         description="An agent using MCP over HTTP (`/mcp/`) stays online this long after its "
         "client's last request ends.",
     )
+    mcp_allowed_origins: str = Field(
+        "",
+        description="Web pages allowed to call `/mcp/` from a browser besides the hub's own "
+        "(`LINEUP_PUBLIC_URL`), comma-separated origins such as `http://localhost:6274`. A "
+        "request whose `Origin` is any other gets 403; one without `Origin` (not from a "
+        "browser) is let through to the credential check.",
+    )
     log_level: str = Field("INFO", description="Python logging level.")
     log_format: Literal["text", "json"] = Field(
         "text",
