@@ -95,7 +95,7 @@ async def record_heartbeat(agent: Agent) -> bool:
     current = await Agent.filter(id=agent.id).first()
     if current is None or current.status == AgentStatus.REVOKED:
         raise credential_revoked(current or agent)
-    if not await _has_open_work(agent.id):
+    if not await has_open_work(agent.id):
         # Nobody waits on this agent: the change is state, shown live, not logged.
         came = await Agent.filter(id=agent.id, status__in=_MAY_COME_ONLINE).update(
             status=AgentStatus.ONLINE, last_heartbeat_at=now
@@ -126,7 +126,7 @@ def _open_work(*agent_ids: str) -> QuerySet[Task]:
     return Task.filter(target_agent_id__in=agent_ids, status__in=_OPEN_WORK)
 
 
-async def _has_open_work(agent_id: str) -> bool:
+async def has_open_work(agent_id: str) -> bool:
     return await _open_work(agent_id).exists()
 
 
@@ -232,7 +232,7 @@ async def connection_closed(agent: Agent, session_id: str) -> bool:
 async def _go_offline(agent: Agent, *, missed: int, closed: dict[str, str] | None = None) -> bool:
     """Mark ``agent`` offline as its row reads now (logged if it has open work); True if
     this did. A closed socket also lets the agent's connection go."""
-    if await _has_open_work(agent.id):
+    if await has_open_work(agent.id):
         result = await _log_offline(agent, missed=missed, closed=closed)
         return not result.duplicate
     still = Agent.filter(id=agent.id, status=AgentStatus.ONLINE)

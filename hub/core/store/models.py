@@ -345,11 +345,15 @@ class Task(Model):
         # tasks of the last days; a task's page reads its children, a conversation's its
         # tasks. (An index sorted like the list hands over a page of it, not all of it: the
         # id, every list's tie-break, ends each one.)
+        # Presence asks whether an agent has open work each time one comes or goes: by agent
+        # and status, a look at its own tasks, where a fleet of two thousand reconnecting
+        # read the workspace's every task once per agent.
         indexes = (
             ("workspace_id", "created_at", "id"),
             ("workspace_id", "status", "updated_at", "id"),
             ("workspace_id", "parent_id", "created_at", "id"),
             ("workspace_id", "conversation_id", "created_at", "id"),
+            ("target_agent_id", "status"),
         )
 
 

@@ -20,6 +20,7 @@ from tortoise import migrations
 from tortoise.migrations import operations as ops
 from tortoise.fields.base import OnDelete
 from tortoise import fields
+from tortoise.indexes import Index
 
 DAYS = 8
 
@@ -144,4 +145,9 @@ class Migration(migrations.Migration):
             field=fields.TextField(null=True, unique=False),
         ),
         ops.RunPython(_fill_in, ops.RunPython.noop),
+        # Presence asks whether an agent has open work as it comes and goes.
+        ops.AddIndex(
+            model_name='Task',
+            index=Index(fields=['target_agent_id', 'status']),
+        ),
     ]
