@@ -42,6 +42,7 @@ PASSWORD = "correct horse battery"
 TARGET_P95_MS = 50.0
 TARGET_GROWTH = 1.5
 STORM_TARGET_S = 3.0
+SETTLE_S = 40.0
 
 
 def _say(message: str) -> None:
@@ -225,14 +226,17 @@ async def _storm_floor(agents: int, scratch: Path) -> float:
         echo.wait(10)
 
 
-async def _storm(hub_pid: int, url: str, seed: dict[str, Any], scratch: Path) -> dict[str, Any]:
-    floor_s = await _storm_floor(len(seed["idle"]), scratch)
+async def _storm(
+    hub_pid: int, url: str, seed: dict[str, Any], scratch: Path, floor_s: float
+) -> dict[str, Any]:
     before = rss_kib(hub_pid)
     storm = Worker("storm", {"url": url, "credentials": seed["idle"], "hold_seconds": 3}, scratch)
     storm.wait_ready(timeout=600)
     peak = rss_kib(hub_pid)
     result = storm.result(timeout=600)
-    await asyncio.sleep(10)  # the closed sockets' buffers and sessions let go
+    # The sockets' sessions end, the agents go offline, and the hub gives memory back once
+    # it sees the burst is over (hub.host.memory_return looks every 15 s).
+    await asyncio.sleep(SETTLE_S)
     after = rss_kib(hub_pid)
     return {
         "agents": len(seed["idle"]),
@@ -241,6 +245,27 @@ async def _storm(hub_pid: int, url: str, seed: dict[str, Any], scratch: Path) ->
         "refused": result["refused"],
         "rss_mib": {"before": before / 1024, "peak": peak / 1024, "after": after / 1024},
     }
+
+
+async def _storms(
+    hub: Any, seed: dict[str, Any], root: Path, env: dict[str, str]
+) -> dict[str, Any]:
+    """The storm on the hub as it runs, then on the same hub restarted with the C library's
+    allocator for small objects (``PYTHONMALLOC=malloc``, docs/deploy.md): with CPython's
+    own, the memory of a storm stays with the process (hub.host.memory_return says why)."""
+    from hub.testing import HubProcess
+
+    floor_s = await _storm_floor(len(seed["idle"]), root)
+    storm = await _storm(hub.process.pid, hub.url, seed, root, floor_s)
+    await asyncio.to_thread(hub.stop)
+    again = HubProcess(hub.env["LINEUP_DATABASE_URL"], root / "hub-malloc", **env,
+                       PYTHONMALLOC="malloc")  # fmt: skip
+    await asyncio.to_thread(again.start)
+    try:
+        storm["malloc"] = await _storm(again.process.pid, again.url, seed, root, floor_s)
+    finally:
+        await asyncio.to_thread(again.stop)
+    return storm
 
 
 async def measure(big: int, storm_agents: int) -> dict[str, Any]:
@@ -252,13 +277,12 @@ async def _measure(url: str, root: Path, big: int, storm_agents: int) -> dict[st
 
     secret_key = "bench-secret-key-" + "b" * 32
     seed = await _seed(url, secret_key, storm_agents)
-    hub = HubProcess(
-        url,
-        root / "hub",
-        LINEUP_SECRET_KEY=secret_key,
-        LINEUP_HEARTBEAT_INTERVAL_S="5",
-        LINEUP_LOG_LEVEL="WARNING",
-    )
+    env = {
+        "LINEUP_SECRET_KEY": secret_key,
+        "LINEUP_HEARTBEAT_INTERVAL_S": "5",
+        "LINEUP_LOG_LEVEL": "WARNING",
+    }
+    hub = HubProcess(url, root / "hub", **env)
     await asyncio.to_thread(hub.start)
     results: dict[str, Any] = {
         "backend": "postgres" if url.startswith("postgres") else "sqlite",
@@ -284,7 +308,7 @@ async def _measure(url: str, root: Path, big: int, storm_agents: int) -> dict[st
                     figures[name] = await _time(http, path, bearer if kind != "page" else {})
                 results["sizes"][str(size)] = {"growth": growth, "figures": figures}
             _say(f"{results['backend']}: a storm of {storm_agents:,} agents")
-            results["storm"] = await _storm(hub.process.pid, hub.url, seed, root)
+            results["storm"] = await _storms(hub, seed, root, env)
     finally:
         await asyncio.to_thread(hub.stop)
     return results
@@ -347,10 +371,22 @@ def verdicts(runs: list[dict[str, Any]]) -> str:
             + f". Storm of {storm['agents']:,}: welcomed in {storm['welcomed_s']:.1f} s "
             f"(target ≤ {STORM_TARGET_S:.0f} s; {storm['floor_s']:.1f} s on the bare echo "
             f"server, {ratio(storm['welcomed_s'], storm['floor_s']):.1f}× that), memory "
-            f"{rss['before']:.0f} → "
-            f"{rss['peak']:.0f} → {rss['after']:.0f} MiB."
+            f"{rss['before']:.0f} → {rss['peak']:.0f} → {rss['after']:.0f} MiB"
+            + _malloc_storm(storm)
+            + "."
         )
     return "\n".join(lines)
+
+
+def _malloc_storm(storm: dict[str, Any]) -> str:
+    again = storm.get("malloc")
+    if again is None:
+        return ""
+    rss = again["rss_mib"]
+    return (
+        f"; restarted with PYTHONMALLOC=malloc: welcomed in {again['welcomed_s']:.1f} s, memory "
+        f"{rss['before']:.0f} → {rss['peak']:.0f} → {rss['after']:.0f} MiB"
+    )
 
 
 def main() -> int:
