@@ -15,10 +15,15 @@ from tests.channels.answering import (
     reply,
     telegram_card,
 )
-from tests.channels.conftest import Hub, eventually
+from tests.channels.conftest import Hub, eventually, feishu_settings, slack_settings
+from tests.channels.feishu_peer import FeishuPeer
 from tests.channels.peers import BotApiPeer, SmtpPeer
+from tests.channels.slack_peer import SlackPeer
+from tests.channels.test_feishu import feishu_card
 
 ADA = 4242
+ADA_ON_FEISHU = "ou_ada"
+ADA_IN_SLACK = "U0ADA"
 
 CARDS: dict[str, dict[str, Any]] = {
     "approval": {"type": "approval", "title": "Run the migration?"},
@@ -110,39 +115,118 @@ async def answer_on_telegram(bot_api: BotApiPeer, kind: str, title: str) -> None
         await reply(bot_api, ADA, prompt.message_id, "Add a rollback step")
 
 
-@pytest.mark.parametrize("surface", ["web", "email", "telegram"])
+async def answer_on_feishu(feishu: FeishuPeer, kind: str, title: str) -> None:
+    card = await feishu_card(feishu, ADA_ON_FEISHU, title)
+    if kind == "approval":
+        await feishu.press(ADA_ON_FEISHU, card, "Approve")
+    elif kind == "choice":
+        await feishu.press(ADA_ON_FEISHU, card, "United States")
+    elif kind == "multi":
+        refused = await feishu.press(ADA_ON_FEISHU, card, "Submit", form={})
+        assert refused["toast"]["type"] == "error"  # nothing chosen: told why, nothing decided
+        await feishu.press(ADA_ON_FEISHU, card, "Submit", form={"choices": ["0", "2"]})
+    elif kind == "input":
+        refused = await feishu.press(ADA_ON_FEISHU, card, "Send", form={"text": "not an address"})
+        assert "doesn't fit" in refused["toast"]["content"] and "card" not in refused
+        await feishu.press(ADA_ON_FEISHU, card, "Send", form={"text": "ops@example.com"})
+    else:
+        refused = await feishu.press(ADA_ON_FEISHU, card, "Request changes", form={})
+        assert "should change" in refused["toast"]["content"]
+        form = {"comment": "Add a rollback step"}
+        await feishu.press(ADA_ON_FEISHU, card, "Request changes", form=form)
+
+
+async def answer_on_slack(slack: SlackPeer, channel: str, kind: str, title: str) -> None:
+    card = await eventually(
+        lambda: next((m for m in slack.conversation(channel) if title in m.all_text), None)
+    )
+    if kind == "approval":
+        await slack.press(ADA_IN_SLACK, card, "Approve")
+    elif kind == "choice":
+        await slack.press(ADA_IN_SLACK, card, "United States")
+    elif kind == "multi":
+        await slack.press(ADA_IN_SLACK, card, "Submit")  # nothing ticked: told why, in place
+        await eventually(lambda: slack.told(ADA_IN_SLACK))
+        await slack.press(ADA_IN_SLACK, card, "", ticks=["Lint", "End to end"])
+        await slack.press(ADA_IN_SLACK, card, "Submit")
+    elif kind == "input":
+        await slack.press(ADA_IN_SLACK, card, "Answer")
+        modal = await eventually(lambda: slack.open_view(ADA_IN_SLACK))
+        refused = await slack.submit(ADA_IN_SLACK, modal, {"answer": "not an address"})
+        assert refused and "email address" in refused["errors"]["answer"]  # on the field
+        assert await slack.submit(ADA_IN_SLACK, modal, {"answer": "ops@example.com"}) is None
+    else:
+        await slack.press(ADA_IN_SLACK, card, "Request changes")
+        modal = await eventually(lambda: slack.open_view(ADA_IN_SLACK))
+        await slack.submit(ADA_IN_SLACK, modal, {"answer": "Add a rollback step"})
+    # A press is acknowledged before it is handled, as Slack wants: the message tells when.
+    await eventually(lambda: card.controls() == [])
+
+
+@pytest.mark.parametrize("surface", ["web", "email", "telegram", "feishu", "slack"])
 @pytest.mark.parametrize("kind", list(CARDS))
 async def test_card_answered_then_read_only_everywhere(
-    make_hub, smtp: SmtpPeer, bot_api: BotApiPeer, kind: str, surface: str
+    make_hub,
+    smtp: SmtpPeer,
+    bot_api: BotApiPeer,
+    feishu: FeishuPeer,
+    slack: SlackPeer,
+    kind: str,
+    surface: str,
 ) -> None:
     settings = {
         "smtp_url": smtp.url,
         "telegram_bot_token": bot_api.token,
         "telegram_api_url": bot_api.url,
+        **feishu_settings(feishu),
+        **slack_settings(slack),
     }
     async with make_hub(**settings) as hub:
         await hub.link_telegram(hub.owner, bot_api, ADA)
+        await hub.link_feishu(hub.owner, feishu, ADA_ON_FEISHU)
+        channel = await hub.link_slack(hub.owner, slack, ADA_IN_SLACK)
         card = CARDS[kind]
         interaction_id = await hub.ask(**card)
         mail = await mail_for(smtp, hub.owner, card["title"])
         message = await telegram_card(bot_api, ADA, card["title"])
+        on_feishu = await feishu_card(feishu, ADA_ON_FEISHU, card["title"])
+        in_slack = await eventually(
+            lambda: next(
+                (m for m in slack.conversation(channel) if card["title"] in m.all_text), None
+            )
+        )
 
         if surface == "web":
             await answer_on_web(hub, kind, interaction_id)
         elif surface == "email":
             await answer_by_email(hub, smtp, kind, card["title"])
-        else:
+        elif surface == "telegram":
             await answer_on_telegram(bot_api, kind, card["title"])
+        elif surface == "feishu":
+            await answer_on_feishu(feishu, kind, card["title"])
+        else:
+            await answer_on_slack(slack, channel, kind, card["title"])
 
         interaction = await Interaction.get(id=interaction_id)
         assert interaction.status == InteractionStatus.RESOLVED
         assert interaction.response == EXPECTED[kind]
         assert interaction.responded_via == {"web": "api"}.get(surface, surface)
 
-        # Read-only everywhere: Telegram's copy edited to the outcome, without buttons...
-        via = {"web": "the API", "email": "email", "telegram": "Telegram"}[surface]
+        # Read-only everywhere: the Telegram, Feishu and Slack copies turned to the outcome,
+        # without controls...
+        via = {
+            "web": "the API",
+            "email": "email",
+            "telegram": "Telegram",
+            "feishu": "Feishu",
+            "slack": "Slack",
+        }[surface]
         await eventually(lambda: f"by Ada via {via}" in message.text)
         assert message.buttons() == []
+        await eventually(lambda: f"by Ada via {via}" in on_feishu.text)
+        assert on_feishu.controls() == []
+        await eventually(lambda: f"by Ada via {via}" in in_slack.all_text)
+        assert in_slack.controls() == []
         # ...every email link shows the outcome and decides nothing...
         for link in mail_links(mail).values():
             page = await hub.client.get(link)
