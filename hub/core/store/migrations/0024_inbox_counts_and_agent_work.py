@@ -115,7 +115,7 @@ async def _fill_in(apps, schema_editor) -> None:
 
 
 class Migration(migrations.Migration):
-    dependencies = [('models', '0022_ordered_status_indexes')]
+    dependencies = [('models', '0023_remote_call_updates')]
 
     initial = False
 
