@@ -1,6 +1,6 @@
 """Settings → Members in a real browser: an owner invites by link, the invitee signs up on
-the link's page and lands in the workspace as a viewer, sees cards without buttons, and the
-owner makes them a member."""
+the link's page and lands in the workspace as a viewer, sees cards without buttons (and none in
+an inbox of her own), and the owner makes them a member."""
 
 from __future__ import annotations
 
@@ -29,7 +29,11 @@ async def test_an_owner_invites_a_viewer_and_makes_them_a_member(sign_up, chromi
     await bea.get_by_label("Password").fill(PASSWORD)
     await bea.get_by_role("button", name="Sign up and join").click()
     await bea.wait_for_url(f"**/w/{ada.workspace_id}/inbox")
+    # A viewer's inbox holds no card (none is theirs to answer); the card's own page shows
+    # it, without buttons.
     card = bea.locator(f'[data-card="{world.cards["choice"]}"]')
+    assert await card.count() == 0
+    await bea.goto(ada.url(f"/interactions/{world.cards['choice']}"))
     await card.locator("[data-viewer-note]").wait_for()
     assert await card.get_by_role("button").count() == 0
 
@@ -43,6 +47,8 @@ async def test_an_owner_invites_a_viewer_and_makes_them_a_member(sign_up, chromi
     assert roles["bea@example.com"] == "member"
 
     await bea.reload()
+    await card.get_by_role("button", name="Europe").wait_for()
+    await bea.goto(ada.url("/inbox"))  # now a member's, it waits for her too
     await card.get_by_role("button", name="Europe").wait_for()
     await bea_context.close()
     await ada.context.close()
