@@ -20,6 +20,7 @@ import pytest
 from mcp_types import ElicitRequestFormParams, ElicitRequestURLParams
 
 from tests.channels.peers import BotApiPeer
+from tests.mcp.by_hand import open_session, tool_call
 from tests.mcp.conftest import ADA, eventually, http_agent, paired_credential, stdio_agent
 from tests.mcp.terminal import Terminal, answer_at_terminal
 from tests.mcp.test_decisions import waiting_card
@@ -232,35 +233,15 @@ async def test_a_2025_06_18_client_gets_the_form_of_its_revision(
     """The official client speaks 2025-11-25 at the oldest, so this is the wire itself: a
     client of 2025-06-18 with the elicitation capability of that revision (no modes) is
     sent the enum with display names, not 2025-11-25's titled one, and its answer wins."""
-    headers = {
-        "Authorization": f"Bearer {credential}",
-        "Accept": "application/json, text/event-stream",
-    }
-    initialize = {
-        "jsonrpc": "2.0",
-        "id": 1,
-        "method": "initialize",
-        "params": {
-            "protocolVersion": "2025-06-18",
-            "capabilities": {"elicitation": {}},
-            "clientInfo": {"name": "older-client", "version": "1"},
-        },
-    }
-    call = {
-        "jsonrpc": "2.0",
-        "id": 2,
-        "method": "tools/call",
-        "params": {"name": "request_approval", "arguments": {"action": "Reboot the router"}},
-    }
+    call = tool_call("request_approval", {"action": "Reboot the router"})
     async with httpx.AsyncClient(base_url=hub.url, timeout=30) as http:
-        opened = await http.post("/mcp/", json=initialize, headers=headers)
-        session = {
-            **headers,
-            "mcp-session-id": opened.headers["mcp-session-id"],
-            "mcp-protocol-version": "2025-06-18",
-        }
-        initialized = {"jsonrpc": "2.0", "method": "notifications/initialized"}
-        await http.post("/mcp/", json=initialized, headers=session)
+        session = await open_session(
+            http,
+            credential,
+            revision="2025-06-18",
+            capabilities={"elicitation": {}},
+            client="older-client",
+        )
         async with http.stream("POST", "/mcp/", json=call, headers=session) as stream:
             async for message in _messages(stream):
                 if message.get("method") == "elicitation/create":

@@ -19,6 +19,7 @@ import pytest
 from mcp.shared.exceptions import MCPError
 from mcp_types import INVALID_PARAMS
 
+from tests.mcp.by_hand import open_session, tool_call
 from tests.mcp.conftest import http_agent, paired_credential
 from tests.mcp.test_decisions import waiting_card
 from tests.sdk.live import LiveHub
@@ -152,35 +153,11 @@ async def test_a_dropped_stream_is_resumed_with_the_answer_it_missed(
 
     Plain HTTP, as the transport specifies it: the official client resumes on its own
     when a stream breaks, which a test cannot provoke in it."""
-    headers = {
-        "Authorization": f"Bearer {credential}",
-        "Accept": "application/json, text/event-stream",
-    }
-    initialize = {
-        "jsonrpc": "2.0",
-        "id": 1,
-        "method": "initialize",
-        "params": {
-            "protocolVersion": "2025-11-25",
-            "capabilities": {},
-            "clientInfo": {"name": "resuming-client", "version": "1"},
-        },
-    }
-    call = {
-        "jsonrpc": "2.0",
-        "id": 2,
-        "method": "tools/call",
-        "params": {"name": "request_approval", "arguments": {"action": "Purge the old logs"}},
-    }
+    call = tool_call("request_approval", {"action": "Purge the old logs"})
     async with httpx.AsyncClient(base_url=hub.url, timeout=30) as http:
-        opened = await http.post("/mcp/", json=initialize, headers=headers)
-        session = {
-            **headers,
-            "mcp-session-id": opened.headers["mcp-session-id"],
-            "mcp-protocol-version": "2025-11-25",
-        }
-        initialized = {"jsonrpc": "2.0", "method": "notifications/initialized"}
-        await http.post("/mcp/", json=initialized, headers=session)
+        session = await open_session(
+            http, credential, revision="2025-11-25", capabilities={}, client="resuming-client"
+        )
         async with http.stream("POST", "/mcp/", json=call, headers=session) as stream:
             priming = await anext(_events(stream))
         assert priming["id"] and priming["data"] == ""  # then the connection is gone
