@@ -227,10 +227,11 @@ class ChatAnswers:
 
     async def on_reply(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
         message, sender = update.effective_message, update.effective_user
-        if message is None or sender is None or message.reply_to_message is None:
+        if message is None or sender is None:
             return
-        row = await _replied_to(message, sender)
-        if row is None:
+        row = await _replied_to(message, sender) if message.reply_to_message else None
+        if row is None:  # not a reply, or a reply to no card: say how to answer one
+            await self._stray(message, sender)
             return
         recipient = await self.messages.context.recipient(row.user_id, SURFACE)
         card = await load_card(row.workspace_id, row.interaction_id)
@@ -238,6 +239,44 @@ class ChatAnswers:
             return
         with speaking(recipient.language):
             await self._answer_reply(message, row, recipient, card)
+
+    async def _stray(self, message: Any, sender: User) -> None:
+        """A text that answers no card: silence would read as "recorded", so the person is
+        told how a card is answered here, as a reply to the card that waits for a text when
+        there is one (one tap to answer it)."""
+        account = await account_for_identity(SURFACE, str(sender.id))
+        if account is None:
+            language = "zh-Hans" if (sender.language_code or "").startswith("zh") else "en"
+            with speaking(language):
+                await message.reply_text(
+                    _(
+                        "This chat is not linked to LineUp Hub yet: open Settings → Telegram "
+                        "in the hub and press Link Telegram."
+                    )
+                )
+            return
+        recipient = await self.messages.context.recipient(account.user_id, SURFACE)
+        with speaking(recipient.language):
+            waiting = await _waiting_for_text(account.user_id, str(message.chat_id))
+            if waiting is None:
+                await message.reply_text(
+                    _(
+                        "That message answers no card. To answer a card, use the buttons "
+                        "under it; a card that asks for a text takes a reply to its message "
+                        "(swipe it left, or long-press it and choose Reply)."
+                    )
+                )
+                return
+            row, card = waiting
+            await self.messages.bot.send_message(
+                chat_id=message.chat_id,
+                text=_(
+                    "That message answers no card. To answer “%(title)s”, reply to this "
+                    "card's message (swipe it left, or long-press it and choose Reply).",
+                    title=card.title,
+                ),
+                reply_to_message_id=int(row.state.get("prompt") or row.external_id),
+            )
 
     async def _answer_reply(
         self, message: Any, row: DeliveredCard, recipient: Recipient, card: Card
@@ -250,7 +289,8 @@ class ChatAnswers:
             await message.reply_text(outcome_text(card) or "")
             return
         response = _reply_response(message, row, card)
-        if response is None:
+        if response is None:  # a reply to a card answered by its buttons
+            await message.reply_text(_("This card is answered with the buttons under it."))
             return
         try:
             decided = await self.messages.context.respond(card, recipient, response, via=SURFACE)
@@ -300,6 +340,21 @@ async def _replied_to(message: Message, sender: User) -> DeliveredCard | None:
     ):
         if row.external_id == str(replied_to) or row.state.get("prompt") == replied_to:
             return row
+    return None
+
+
+async def _waiting_for_text(user_id: str, chat: str) -> tuple[DeliveredCard, Card] | None:
+    """The newest pending card in ``chat`` that waits for a typed reply: an input card, or
+    one whose "request changes" asked for the comment."""
+    rows = await DeliveredCard.filter(surface=SURFACE, user_id=user_id, address=chat).order_by(
+        "-created_at"
+    )
+    for row in rows:
+        if not row.external_id:
+            continue
+        card = await load_card(row.workspace_id, row.interaction_id)
+        if card is not None and card.is_pending and (card.takes_text or row.state.get("option")):
+            return row, card
     return None
 
 
