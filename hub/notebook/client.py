@@ -141,6 +141,11 @@ class Hub:
             if not cursor:
                 return found
 
+    async def me(self) -> dict[str, Any]:
+        """The person this token belongs to: ``{userId, email, displayName}``."""
+        found: dict[str, Any] = await self.request("GET", "/me")
+        return found
+
     async def log_position(self) -> tuple[str, int]:
         """The workspace log's ``epoch`` and last sequence right now."""
         page = await self.request("GET", self._ws("/events?after=0&limit=1"))

@@ -27,7 +27,10 @@ from hub.sdk.notebook.requirements import widgets
 logger = logging.getLogger(__name__)
 
 # Events after which a card shown here may read differently.
-_CARD_EVENTS = frozenset({"interaction.resolved", "interaction.expired", "interaction.withdrawn"})
+# A vote leaves a quorum card pending with one more vote to show.
+_CARD_EVENTS = frozenset(
+    {"interaction.voted", "interaction.resolved", "interaction.expired", "interaction.withdrawn"}
+)
 _TERMINAL_TASK = frozenset({"succeeded", "failed", "cancelled"})
 
 
@@ -39,6 +42,8 @@ class PersonHub(Protocol):
     workspace_id: str
 
     async def log_position(self) -> tuple[str, int]: ...
+
+    async def me(self) -> Mapping[str, Any]: ...
 
     async def inbox(self) -> dict[str, Any]: ...
 
@@ -60,6 +65,7 @@ class Inbox:
             [self.heading, self.problem, self.list], _dom_classes=("lineup-inbox",)
         )
         self.feed: ClientFeed | None = None
+        self.viewer: str | None = None  # "user:<id>": whose votes the cards know as mine
         self._follower: asyncio.Task[None] | None = None
         self.changed = asyncio.Condition()  # notified after each change (tests, scripts)
 
@@ -72,6 +78,7 @@ class Inbox:
     async def start(self) -> None:
         # The log position first, then the cards: an event in between is replayed by the
         # feed and handled again, which changes nothing (cards are keyed by id).
+        self.viewer = f"user:{(await self.hub.me())['userId']}"
         epoch, position = await self.hub.log_position()
         await self.reload()
         self.feed = ClientFeed(
@@ -129,8 +136,10 @@ class Inbox:
         box = await self.hub.inbox()
         waiting = box.get("waitingForMe") or []
         for item in waiting:
-            view = {**item["interaction"], "task": item.get("task"), "agent": item.get("agent")}
-            self._show(view)
+            shown = item["interaction"]
+            if shown.get("votes"):  # the list's view lacks the voters' names
+                shown = dict(await self.hub.interaction(str(shown["id"])))
+            self._show({**shown, "task": item.get("task"), "agent": item.get("agent")})
         still = {item["interaction"]["id"] for item in waiting}
         for interaction_id, card in self.cards.items():
             if card.pending and interaction_id not in still:
@@ -174,7 +183,12 @@ class Inbox:
         if card_id in self.cards:
             self.cards[card_id].update(view)
             return
-        card = CardWidget(view, self.hub.responder(card_id), web_url=self.hub.card_page(card_id))
+        card = CardWidget(
+            view,
+            self.hub.responder(card_id),
+            web_url=self.hub.card_page(card_id),
+            viewer=self.viewer,
+        )
         self.cards[card_id] = card
         self.list.children = (*self.list.children, card.widget)
 

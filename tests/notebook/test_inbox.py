@@ -7,9 +7,12 @@ import asyncio
 from collections.abc import AsyncIterator
 from pathlib import Path
 
+import httpx
 import pytest
 
-from hub.core.store.models import Event
+from hub.core.ids import new_id
+from hub.core.people.accounts import create_api_token, create_user
+from hub.core.store.models import Event, Membership, Role
 from hub.notebook.inbox import Inbox
 from hub.sdk import Resolution
 from hub.sdk.notebook import AnswerRefused
@@ -138,6 +141,52 @@ async def test_a_card_its_agent_withdrew_turns_read_only_saying_why(
             await people.responder(card.id)({"optionId": "approve"})
         assert late.value.code == "interaction_cancelled"
         assert "Nothing waiting" in inbox.heading.value
+    finally:
+        await inbox.close()
+        await agent.close()
+
+
+async def test_a_quorum_card_counts_votes_and_says_mine_stands(
+    hub: LiveHub, tmp_path: Path
+) -> None:
+    bo, _ = await create_user("bo@example.com", "correct horse", "Bo")
+    await Membership.create(
+        id=new_id("membership"), workspace_id=hub.workspace_id, user=bo, role=Role.MEMBER
+    )
+    people = await person(hub)
+    agent = await notebook_agent(people, tmp_path / "agent")
+    task = await running_task(people, agent)
+    policy = {"mode": "quorum", "required": 2, "approvers": ["owner@example.com", bo.email]}
+    waiting = asyncio.create_task(task.request_approval("Rotate the keys?", policy=policy))
+    inbox = await Inbox.open(people)
+    try:
+        await inbox.wait_for(lambda box: len(box.pending) == 1)
+        (card,) = inbox.cards.values()
+        assert "0 of 2 approvals so far" in card.votes.value
+        card.option_buttons["approve"].click()
+        await card.answered()
+        # A vote leaves the card open: it says so, never "Sending…", and asks no more.
+        assert "You voted: Approve." in card.status.value
+        assert "Sending" not in card.status.value
+        assert "1 of 2 approvals so far" in card.votes.value
+        assert "Owner: Approve (via a notebook)" in card.votes.value
+        assert card.pending and not card.answerable
+        assert all(control.disabled for control in card.controls)
+
+        # Bo votes on the web API: the inbox shows the count live, then the decision.
+        bo_token = (await create_api_token(bo, "tests"))[1]
+        async with httpx.AsyncClient(
+            base_url=hub.url, headers={"Authorization": f"Bearer {bo_token}"}
+        ) as bo_http:
+            voted = await bo_http.post(
+                f"/api/v1/workspaces/{hub.workspace_id}/interactions/{card.id}/respond",
+                json={"optionId": "approve"},
+            )
+            assert voted.status_code == 200, voted.text
+        await inbox.wait_for(lambda box: not box.card(card.id).pending)
+        assert "Bo: Approve (via the API)" in card.votes.value
+        assert "Decided:" in card.status.value
+        assert (await asyncio.wait_for(waiting, 30)).approved
     finally:
         await inbox.close()
         await agent.close()

@@ -9,11 +9,15 @@ you can do → details, collapsed) for all four card types:
   *Submit*.
 
 With a ``respond`` function it is answerable; without one, or once the card is no longer
-pending, it is read-only and says who decided what, how and when. Every text the agent
-wrote is escaped before it reaches an HTML widget: a card can never inject markup.
+pending, it is read-only and says who decided what, how and when. A card decided by a
+quorum shows its votes so far (who, what, on which surface) and how many approvals it still
+needs; once the viewer (``viewer``, their actor ``user:<id>``) voted, their copy says so and
+asks no more. Every text the agent wrote is escaped before it reaches an HTML widget: a card
+can never inject markup.
 
 The buttons and fields carry CSS classes (``lineup-card-<id>``, ``lineup-option-<id>``,
-``lineup-submit``, ``lineup-text``, ``lineup-comment``, ``lineup-confirm``, ``lineup-back``)
+``lineup-submit``, ``lineup-text``, ``lineup-comment``, ``lineup-confirm``, ``lineup-back``,
+``lineup-votes``, ``lineup-status``)
 so tests and scripts can find them. A high-risk card asks to confirm an answer before it is
 sent (*Confirm* / *Back*), as the web and Telegram do.
 """
@@ -27,7 +31,7 @@ from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
 from hub.protocol.actions import action_hash, short_hash
-from hub.sdk.display import RISK_WORDS, card_of, escape, outcome_text, safe_url
+from hub.sdk.display import RISK_WORDS, VIA_WORDS, card_of, escape, outcome_text, safe_url
 from hub.sdk.notebook.requirements import widgets
 
 logger = logging.getLogger(__name__)
@@ -65,11 +69,14 @@ class CardWidget:
         *,
         note: str | None = None,
         web_url: str | None = None,
+        viewer: str | None = None,
     ) -> None:
-        """``web_url``: the card's page on the hub, where an editable action is edited."""
+        """``web_url``: the card's page on the hub, where an editable action is edited;
+        ``viewer``: the actor (``user:<id>``) this copy is shown to, whose vote it knows."""
         self.view: dict[str, Any] = dict(interaction)
         self.id = str(self.view.get("id") or card_of(self.view).get("id") or "")
         self._respond = respond
+        self.viewer = viewer
         self._sending: set[asyncio.Task[None]] = set()
         card = card_of(self.view)
         self.kind = str(card.get("type") or self.view.get("type") or "approval")
@@ -79,7 +86,8 @@ class CardWidget:
         self.text: Any = None
         self.comment: Any = None
         self.submit: Any = None
-        self.status = _html("")
+        self.status = widgets.HTML(value="", _dom_classes=self._classes("lineup-status"))
+        self.votes = widgets.HTML(value="", _dom_classes=self._classes("lineup-votes"))
         if note:
             self.note: Any = _html(f"<small>{escape(note)}</small>")
         else:
@@ -109,6 +117,7 @@ class CardWidget:
         parts = [
             _html(_header(self.view)),
             *shown,
+            self.votes,
             *self._controls(card),
             self.confirm_row,
             self.status,
@@ -141,7 +150,16 @@ class CardWidget:
 
     @property
     def answerable(self) -> bool:
-        return self.pending and self._respond is not None
+        return self.pending and self._respond is not None and self.my_vote is None
+
+    @property
+    def my_vote(self) -> Mapping[str, Any] | None:
+        """The viewer's vote on this quorum card, once they voted."""
+        if not self.viewer:
+            return None
+        votes = self.view.get("votes") or ()
+        mine = (v for v in votes if isinstance(v, Mapping) and v.get("actor") == self.viewer)
+        return next(mine, None)
 
     # --- building ----------------------------------------------------------------------
 
@@ -282,8 +300,9 @@ class CardWidget:
     async def _send(self, answer: dict[str, Any]) -> None:
         assert self._respond is not None
         try:
-            self.update(await self._respond(answer))
+            shown = await self._respond(answer)
         except AnswerRefused as refused:
+            self._sent()
             if refused.decided is not None:
                 self.update(refused.decided)
             else:
@@ -291,8 +310,19 @@ class CardWidget:
                 self.status.value = f"<strong>Not sent:</strong> {escape(refused)}"
         except Exception as error:  # shown on the card: a click has no other place to fail
             logger.exception("answering card %s failed", self.id)
+            self._sent()
             self._set_enabled(True)
             self.status.value = f"<strong>Not sent:</strong> {escape(error)}"
+        else:
+            # Sent before the card is redrawn: a vote leaves the card pending, and a card
+            # still counted as sending would keep saying "Sending…" with its buttons off.
+            self._sent()
+            self.update(shown)
+
+    def _sent(self) -> None:
+        current = asyncio.current_task()
+        if current is not None:
+            self._sending.discard(current)
 
     async def answered(self) -> None:
         """Wait until the answers being sent got the hub's reply (for scripts and tests)."""
@@ -308,10 +338,17 @@ class CardWidget:
 
     def _refresh(self) -> None:
         outcome = outcome_text(self.view)
+        self.votes.value = votes_html(self.view)
+        mine = self.my_vote
         if outcome is not None:
             # A card taken back by its agent was closed, not decided.
             label = "Closed" if self.view.get("withdrawal") else "Decided"
             self.status.value = f"<strong>{label}:</strong> {escape(outcome)}"
+        elif mine is not None:
+            self.status.value = (
+                f"<strong>You voted: {escape(self._describe(dict(mine)))}.</strong> "
+                "The card waits for the other approvers."
+            )
         elif not self._sending:
             self.status.value = "" if self._respond else "<em>Waiting for an answer…</em>"
         self._set_enabled(self.answerable and not self._sending)
@@ -324,6 +361,43 @@ class CardWidget:
         if not enabled:
             self._to_confirm = None
             self.confirm_row.layout.display = "none"
+
+
+def votes_html(view: Mapping[str, Any]) -> str:
+    """A quorum card's policy and votes so far, as on every other surface; "" otherwise."""
+    policy = view.get("policy")
+    if not isinstance(policy, Mapping) or policy.get("mode") != "quorum":
+        return ""
+    card = card_of(view)
+    options = [o for o in card.get("options") or () if isinstance(o, Mapping)]
+    labels = {str(o.get("id")): str(o.get("label")) for o in options}
+    approving = next(
+        (str(o.get("id")) for o in options if o.get("id") == "approve"),
+        next(
+            (str(o.get("id")) for o in options if o.get("style") == "primary"),
+            str(options[0].get("id")) if options else "",
+        ),
+    )
+    votes = [v for v in view.get("votes") or () if isinstance(v, Mapping)]
+    required = int(policy.get("required") or 1)
+    approvals = sum(1 for v in votes if v.get("optionId") == approving)
+    given = view.get("voterNames")
+    names: Mapping[str, Any] = given if isinstance(given, Mapping) else {}
+    approvers = policy.get("approvers") or ()
+    if approvers:
+        needs = f"Needs {required} of {len(approvers)} approvals."
+    else:
+        needs = f"Needs {required} approvals."
+    lines = [f"👥 {escape(needs)}"]
+    if str(view.get("status") or "pending") == "pending":
+        lines.append(f"<strong>{approvals} of {required} approvals so far.</strong>")
+    for vote in votes:
+        actor = str(vote.get("actor") or "")
+        who = str(names.get(actor) or actor.partition(":")[2] or "someone")
+        label = labels.get(str(vote.get("optionId")), str(vote.get("optionId")))
+        via = VIA_WORDS.get(str(vote.get("via")), str(vote.get("via")))
+        lines.append(f"· {escape(who)}: {escape(label)} (via {escape(via)})")
+    return "<div>" + "<br>".join(lines) + "</div>"
 
 
 def _header(view: Mapping[str, Any]) -> str:
@@ -390,4 +464,4 @@ def _details(card: Mapping[str, Any]) -> Any:
     return widgets.Accordion(children=[body], titles=("Details",), selected_index=None)
 
 
-__all__ = ["AnswerRefused", "CardWidget", "Respond"]
+__all__ = ["AnswerRefused", "CardWidget", "Respond", "votes_html"]
