@@ -18,6 +18,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
+from collections import Counter
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -93,6 +94,8 @@ class Stage:
     page: Page
     kernel: Kernel
     agent: Agent
+    # interaction.resolved frames the agent received, by card: each must come once.
+    frames: Counter[str] = field(default_factory=Counter)
     _tasks: dict[str, asyncio.Future[Task]] = field(default_factory=dict)
     _done: dict[str, asyncio.Event] = field(default_factory=dict)
     _finishing: set[asyncio.Task[None]] = field(default_factory=set)
@@ -246,6 +249,11 @@ async def staged(databases: TestDatabases, root: Path) -> AsyncIterator[Stage]:
             assert "inbox open" in await kernel.run(OPEN_INBOX)
             stage = Stage(hub, workspace.id, ada, bo, smtp, bot_api, browser, page, kernel, agent)
             agent.on_task(stage._arrived)
+
+            @agent.on("interaction.resolved")
+            async def _heard(downlink: Any) -> None:
+                stage.frames[str(downlink.payload["interactionId"])] += 1
+
             async with agent:
                 await stage.api("POST", f"/agents/{agent.agent_id}/confirm", {"name": "Deployer"})
                 try:

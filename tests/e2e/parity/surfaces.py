@@ -87,6 +87,11 @@ class Surface(ABC):
         """Answer the task's approvals ``cards`` together: "approve all" when every pick is
         ``approve``, else item by item, each its pick."""
 
+    async def told(self, card: Asked, winner: str) -> None:  # noqa: B027 - optional
+        """After a race: what this surface's last press was answered, when ``winner``
+        (another surface) decided first; a surface whose copy only turns read-only has
+        nothing more to check than ``read_only``."""
+
     async def prepared(self) -> None:  # noqa: B027 - optional
         """Called once per module after the stage is up."""
 
@@ -100,6 +105,7 @@ class Web(Surface):
     def __init__(self, stage: Stage) -> None:
         super().__init__(stage)
         self.page = stage.page
+        self.raced: dict[str, str] = {}  # the page a race's press led to
 
     def _card(self, card: Asked) -> Any:
         return self.page.locator(f"[data-card='{card.id}']")
@@ -161,11 +167,24 @@ class Web(Surface):
         await self.shown(card)
         button = await self._fill(card, card.kind.answer)
 
+        handle = await button.element_handle()  # found now: the press is one round trip
+
         async def fire() -> None:
-            async with self.page.expect_navigation():
-                await button.click()
+            async with self.page.expect_navigation() as navigation:
+                await handle.evaluate("button => button.click()")
+            # The page the answer led to, as it came (a live refresh may redraw it since).
+            self.raced[card.id] = await (await navigation.value).text()
 
         return fire
+
+    async def told(self, card: Asked, winner: str) -> None:
+        page = self.raced.pop(card.id)
+        notices = re.findall(r'<p class="notice" role="status">([^<]*)</p>', page)
+        # Never told it was sent. The flash saying who won is the session's: a request of
+        # the page's own live refresh, in flight at the press, may show it instead.
+        assert not any("sent to the agent" in n for n in notices), notices
+        for notice in notices:  # the core's sentence, naming the surface as recorded
+            assert f"Already decided by Ada via {winner}" in notice, notice
 
     async def answer_edited(self, card: Asked) -> None:
         form = self._card(card).locator("form[data-card-form]")
@@ -217,6 +236,7 @@ class Email(Surface):
     def __init__(self, stage: Stage) -> None:
         super().__init__(stage)
         self.links: dict[str, dict[str, str]] = {}
+        self.raced: dict[str, httpx.Response] = {}  # a race's POST, answered
 
     async def _mail(self, title: str) -> EmailMessage:
         def find() -> EmailMessage | None:
@@ -300,11 +320,18 @@ class Email(Surface):
 
         async def fire() -> None:
             try:
-                await client.post(link, **form.submit(self._fields(card.kind.answer)))
+                self.raced[card.id] = await client.post(
+                    link, **form.submit(self._fields(card.kind.answer))
+                )
             finally:
                 await client.aclose()
 
         return fire
+
+    async def told(self, card: Asked, winner: str) -> None:
+        late = self.raced.pop(card.id)
+        assert late.status_code == 409, late.text
+        assert f"Already decided by Ada via {said(winner)}" in late.text
 
     async def answer_edited(self, card: Asked) -> None:
         edit = self.links[card.id]["Edit and approve on the web"]
@@ -362,6 +389,7 @@ class Telegram(Surface):
         self.bot_api = stage.bot_api
         self.messages: dict[str, SentMessage] = {}
         self.stale: dict[str, str] = {}  # a button's data, to press once the card is decided
+        self.raced: dict[str, Callable[[], Any]] = {}  # how to find a race's press answered
 
     async def _message(self, starts: str) -> SentMessage:
         def find() -> SentMessage | None:
@@ -440,7 +468,7 @@ class Telegram(Surface):
         elif "text" in answer:
 
             async def reply() -> None:
-                self.bot_api.send_text(ADA_TELEGRAM, answer["text"], reply_to=message.message_id)
+                self._raced_reply(card, message.message_id, answer["text"])
 
             return reply
         elif answer.get("comment"):
@@ -448,16 +476,34 @@ class Telegram(Surface):
             prompt = self.bot_api.chat(ADA_TELEGRAM)[-1]
 
             async def comment() -> None:
-                self.bot_api.send_text(ADA_TELEGRAM, answer["comment"], reply_to=prompt.message_id)
+                self._raced_reply(card, prompt.message_id, answer["comment"])
 
             return comment
         else:
             data = message.button(kind.label(answer["optionId"]))["callback_data"]
 
         async def press() -> None:
-            self.bot_api.press(ADA_TELEGRAM, message, data)
+            query = self.bot_api.press(ADA_TELEGRAM, message, data)
+            self.raced[card.id] = lambda: (self.bot_api.answers.get(query) or {}).get("text")
 
         return press
+
+    def _raced_reply(self, card: Asked, to: int, text: str) -> None:
+        before = {m.message_id for m in self.bot_api.chat(ADA_TELEGRAM)}
+        self.bot_api.send_text(ADA_TELEGRAM, text, reply_to=to)
+
+        def answered() -> str | None:
+            chat = self.bot_api.chat(ADA_TELEGRAM)
+            fresh = [m.text for m in chat if m.message_id not in before]
+            # A reply to a card decided meanwhile is answered with the outcome.
+            return next((t for t in fresh if "by Ada via" in t), None)
+
+        self.raced[card.id] = answered
+
+    async def told(self, card: Asked, winner: str) -> None:
+        answered = await eventually(self.raced.pop(card.id), within=WAIT_S)
+        assert f"by Ada via {said(winner)}" in answered, answered
+        assert not answered.startswith("Thank you"), answered
 
     async def answer_edited(self, card: Asked) -> None:
         link = self.messages[card.id].button("Edit and approve on the web")["url"]
@@ -592,11 +638,14 @@ SURFACES: dict[str, type[Surface]] = {
 }
 
 
-async def race(fires: dict[str, Fire]) -> None:
-    """Every surface's last press within the same few milliseconds, in a random order."""
+async def race(fires: dict[str, Fire], first: str) -> None:
+    """Every surface's last press within the same few milliseconds: ``first`` at once, the
+    others in a random order after it (the surfaces' own latencies differ by tens of
+    milliseconds, so each surface's turn at going first lets each of them win some)."""
 
-    async def after_a_moment(fire: Fire) -> None:
-        await asyncio.sleep(random.uniform(0, 0.03))
+    async def after_a_moment(name: str, fire: Fire) -> None:
+        if name != first:
+            await asyncio.sleep(random.uniform(0, 0.05))
         await fire()
 
-    await asyncio.gather(*(after_a_moment(fire) for fire in fires.values()))
+    await asyncio.gather(*(after_a_moment(name, fire) for name, fire in fires.items()))

@@ -1,0 +1,47 @@
+"""Every surface answers the same card at once: exactly one decision, every time.
+
+Fifty races, ten of each kind of card. In each, every surface first does all but the last
+step (the page is open and filled in, the mail's link page fetched, the boxes ticked in
+Telegram, the notebook's fields set); then the last presses go out within the same few
+milliseconds (each surface in turn first, the others after it in a random order). The card
+is decided once (one ``interaction.resolved``, one frame to the agent), the surface that
+won recorded as ``via``, every other surface told who decided first, and all of them
+read-only.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import pytest
+
+from tests.e2e.parity.kinds import KINDS
+from tests.e2e.parity.stage import Stage
+from tests.e2e.parity.surfaces import Surface, race
+
+pytestmark = pytest.mark.asyncio(loop_scope="module")
+
+RACES = 50
+WINNERS: Counter[str] = Counter()
+
+
+@pytest.mark.timeout(600)
+@pytest.mark.parametrize("kind", list(KINDS))
+async def test_every_surface_at_once_decides_once(
+    stage: Stage, surfaces: dict[str, Surface], kind: str
+) -> None:
+    for run in range(RACES // len(KINDS)):
+        card = await stage.ask(KINDS[kind])
+        fires = {name: await surface.ready(card) for name, surface in surfaces.items()}
+        await race(fires, first=list(surfaces)[run % len(surfaces)])
+
+        heard = await card.heard()
+        assert heard.via in surfaces
+        WINNERS[heard.via] += 1
+        for name, surface in surfaces.items():
+            if name != heard.via:
+                await surface.told(card, winner=heard.via)
+            await surface.read_only(card, via=heard.via)
+        assert await stage.decisions(card.id) == 1
+        assert stage.frames[card.id] == 1
+    print(f"winners so far: {dict(WINNERS)}")
