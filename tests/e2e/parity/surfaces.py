@@ -63,8 +63,8 @@ class Surface(ABC):
         """Give ``card.kind.wrong`` (refused, nothing decided), then ``card.kind.answer``."""
 
     @abstractmethod
-    async def read_only(self, card: Asked, via: str) -> None:
-        """``card`` shows here as decided by Ada via ``via``, and takes no answer."""
+    async def read_only(self, card: Asked, via: str, who: str = "Ada") -> None:
+        """``card`` shows here as decided by ``who`` via ``via``, and takes no answer."""
 
     @abstractmethod
     async def ready(self, card: Asked) -> Fire:
@@ -153,7 +153,7 @@ class Web(Surface):
             await button.click()
         await self.page.locator(".notice, .flash, [role='status']").first.wait_for()
 
-    async def read_only(self, card: Asked, via: str) -> None:
+    async def read_only(self, card: Asked, via: str, who: str = "Ada") -> None:
         # Live: the page open since the card arrived redraws it, without a reload.
         if not self.page.url.startswith(self.stage.card_url(card.id)):
             await self.page.goto(self.stage.card_url(card.id))
@@ -161,7 +161,7 @@ class Web(Surface):
         await self.page.locator(f"[data-card='{card.id}'][data-card-status='resolved']").wait_for()
         assert await shown.locator("form[data-card-form]").count() == 0
         outcome = await shown.locator("[data-outcome]").inner_text()
-        assert "Decided by Ada" in outcome and f"via {via}" in outcome, outcome
+        assert f"Decided by {who}" in outcome and f"via {via}" in outcome, outcome
 
     async def ready(self, card: Asked) -> Fire:
         await self.shown(card)
@@ -301,16 +301,16 @@ class Email(Surface):
             assert decided.status_code == 200, decided.text
             assert "by Ada via email" in decided.text
 
-    async def read_only(self, card: Asked, via: str) -> None:
+    async def read_only(self, card: Asked, via: str, who: str = "Ada") -> None:
         async with httpx.AsyncClient(timeout=30) as client:
             for link in self.links[card.id].values():
                 page = await client.get(link)
-                assert f"by Ada via {said(via)}" in page.text, page.text
+                assert f"by {who} via {said(via)}" in page.text, page.text
                 assert "<form" not in page.text
                 late = await client.post(link, data={"optionId": "approve", "text": "x@y.example"})
                 # 409 "already decided"; 410 "used already" for the link that decided.
                 assert late.status_code in (409, 410), late.text
-                assert f"by Ada via {said(via)}" in late.text
+                assert f"by {who} via {said(via)}" in late.text
 
     async def ready(self, card: Asked) -> Fire:
         await self.shown(card)
@@ -444,18 +444,18 @@ class Telegram(Surface):
         else:
             await self._press(message, kind.label(answer["optionId"]))
 
-    async def read_only(self, card: Asked, via: str) -> None:
+    async def read_only(self, card: Asked, via: str, who: str = "Ada") -> None:
         message = self.messages[card.id]
-        await eventually(lambda: f"by Ada via {said(via)}" in message.text, within=WAIT_S)
+        await eventually(lambda: f"by {who} via {said(via)}" in message.text, within=WAIT_S)
         assert message.buttons() == []
         if card.id in self.stale:
             # A press on a copy of the old buttons is answered with who decided first.
             query = self.bot_api.press(ADA_TELEGRAM, message, self.stale[card.id])
             late = await eventually(lambda: self.bot_api.answers.get(query), within=WAIT_S)
-            assert f"by Ada via {said(via)}" in late["text"], late
+            assert f"by {who} via {said(via)}" in late["text"], late
         else:  # so is a late reply
             told = await self._reply(message.message_id, "ops@example.com")
-            assert f"by Ada via {said(via)}" in told.text, told.text
+            assert f"by {who} via {said(via)}" in told.text, told.text
 
     async def ready(self, card: Asked) -> Fire:
         await self.shown(card)
@@ -586,9 +586,9 @@ class Notebook(Surface):
         self.kernel.click(await self._fill(card, card.kind.answer))
         await self._status(card, lambda v: "Decided" in v)
 
-    async def read_only(self, card: Asked, via: str) -> None:
+    async def read_only(self, card: Asked, via: str, who: str = "Ada") -> None:
         status = await self._status(card, lambda v: "Decided" in v)
-        assert f"by Ada via {said(via)}" in status, status
+        assert f"by {who} via {said(via)}" in status, status
         for comm_id in self.kernel.find(f"lineup-card-{card.id}"):
             state = self.kernel.widgets[comm_id]
             if state.get("_model_name") in ("ButtonModel", "CheckboxModel", "TextModel"):

@@ -39,3 +39,33 @@ async def test_answered_here_read_only_everywhere(
     assert await stage.decisions(card.id) == 1
     late = await stage.ada.respond(stage.workspace_id, card.id, expected)
     assert late.status_code == 409 and late.json()["error"]["details"]["via"] == on
+
+
+@pytest.mark.parametrize("on", list(SURFACES))
+async def test_a_quorum_vote_here_is_counted_everywhere(
+    stage: Stage, surfaces: dict[str, Surface], on: str
+) -> None:
+    policy = {"mode": "quorum", "required": 2, "approvers": [stage.ada.email, stage.bo.email]}
+    card = await stage.ask(KINDS["approval"], policy=policy)
+    for surface in surfaces.values():
+        await surface.shown(card)
+        await surface.votes_shown(card, 0)
+
+    await surfaces[on].vote(card)  # Ada's vote: the card stays open for Bo's
+
+    for surface in surfaces.values():
+        await surface.votes_shown(card, 1)
+    assert (await stage.card(card.id))["status"] == "pending" and not card.waiting.done()
+    voted = await stage.bo.respond(stage.workspace_id, card.id, {"optionId": "approve"})
+    assert voted.status_code == 200, voted.text
+
+    heard = await card.heard()
+    assert heard.approved
+    assert [(v["actor"], v["via"]) for v in heard.votes] == [
+        (f"user:{stage.ada.user_id}", on),
+        (f"user:{stage.bo.user_id}", "api"),
+    ]
+    decided = await stage.card(card.id)
+    for surface in surfaces.values():
+        await surface.read_only(card, via=decided["via"], who=decided["respondedByName"])
+    assert await stage.decisions(card.id) == 1 and stage.frames[card.id] == 1
