@@ -162,6 +162,17 @@ class Hub:
         )
         return resolved
 
+    async def decide(self, task_id: str, items: list[dict[str, Any]]) -> dict[str, Any]:
+        """Answer several cards of a task together from this notebook: ``items`` are
+        ``{interactionId, response}``. ``{batchId, taskId, items}``, one outcome per item
+        (``decided``, ``already_decided``, ``closed``, ``refused``); ``HubApiError`` 422
+        ``invalid_batch`` when an item cannot be decided (nothing was)."""
+        body = {"items": items, "via": SURFACE}
+        result: dict[str, Any] = await self.request(
+            "POST", self._ws(f"/tasks/{quote(task_id, safe='')}/decisions"), body
+        )
+        return result
+
     def responder(self, interaction_id: str) -> Any:
         """``respond`` for one card, as a ``CardWidget`` calls it (refusals explained)."""
         from hub.sdk.notebook.cards import AnswerRefused

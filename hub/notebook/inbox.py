@@ -7,6 +7,9 @@ notebook) turns read-only with who decided what, how and when; one its agent wit
 person answered in the agent's terminal, say) turns read-only saying so. Answers given here
 go through the JSON API and are recorded ``via: notebook``.
 
+Two or more approvals of one task also show together, above the cards, answered all at once
+or item by item (``hub.notebook.batches``).
+
 Everything runs on the kernel's own event loop; clicks are served while another cell
 ``await``s (ipykernel ≥ 7.4), so one notebook can both wait on an agent and answer it.
 """
@@ -19,6 +22,7 @@ import logging
 from collections.abc import Mapping
 from typing import Any, Protocol
 
+from hub.notebook.batches import BatchWidget, batchable
 from hub.notebook.feed import ClientFeed, FeedRefused
 from hub.sdk.display import escape
 from hub.sdk.notebook.cards import CardWidget, Respond
@@ -45,6 +49,10 @@ class PersonHub(Protocol):
 
     async def me(self) -> Mapping[str, Any]: ...
 
+    async def task(self, task_id: str) -> Mapping[str, Any]: ...
+
+    async def decide(self, task_id: str, items: list[dict[str, Any]]) -> Mapping[str, Any]: ...
+
     async def inbox(self) -> dict[str, Any]: ...
 
     async def interaction(self, interaction_id: str) -> Mapping[str, Any]: ...
@@ -60,9 +68,12 @@ class Inbox:
         self.cards: dict[str, CardWidget] = {}
         self.heading = widgets.HTML(value="")
         self.list = widgets.VBox([])
+        self.batches: dict[str, BatchWidget] = {}  # by task: its approvals answered together
+        self.batch_list = widgets.VBox([])
         self.problem = widgets.HTML(value="")
         self.widget = widgets.VBox(
-            [self.heading, self.problem, self.list], _dom_classes=("lineup-inbox",)
+            [self.heading, self.problem, self.batch_list, self.list],
+            _dom_classes=("lineup-inbox",),
         )
         self.feed: ClientFeed | None = None
         self.viewer: str | None = None  # "user:<id>": whose votes the cards know as mine
@@ -192,7 +203,26 @@ class Inbox:
         self.cards[card_id] = card
         self.list.children = (*self.list.children, card.widget)
 
+    async def _offer_batches(self) -> None:
+        """A batch widget for each task with two or more approvals waiting here; one shown
+        before is redrawn as its cards change."""
+        by_task: dict[str, list[CardWidget]] = {}
+        for card in self.cards.values():
+            task_id = card.view.get("taskId")
+            if task_id and batchable(card):
+                by_task.setdefault(str(task_id), []).append(card)
+        for task_id, waiting in by_task.items():
+            if len(waiting) >= 2 and task_id not in self.batches:
+                task = await self.hub.task(task_id)
+                batch = BatchWidget(task_id, str(task.get("title") or ""), self.hub.decide)
+                self.batches[task_id] = batch
+                self.batch_list.children = (*self.batch_list.children, batch.widget)
+        for task_id, batch in self.batches.items():
+            waiting = by_task.get(task_id, [])
+            batch.show(waiting if len(waiting) >= 2 else batch.cards)
+
     async def _changed(self) -> None:
+        await self._offer_batches()
         waiting = len(self.pending)
         self.heading.value = (
             f"<strong>Waiting for you: {waiting}</strong>"

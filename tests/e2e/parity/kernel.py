@@ -61,6 +61,8 @@ class Kernel:
             parent = message["parent_header"].get("msg_id")
             if kind == "comm_open" and content.get("target_name") == "jupyter.widget":
                 self.widgets[content["comm_id"]] = dict(content["data"].get("state") or {})
+            elif kind == "comm_close":
+                self.widgets.pop(content["comm_id"], None)
             elif kind == "comm_msg":
                 data = content.get("data") or {}
                 if data.get("method") in ("update", "echo_update"):
@@ -124,10 +126,11 @@ class Kernel:
         """What a browser sends when a person presses a Button."""
         self._send(comm_id, {"method": "custom", "content": {"event": "click"}})
 
-    def set_value(self, comm_id: str, value: Any) -> None:
-        """What a browser sends when a person types into a field or ticks a box."""
-        self._send(comm_id, {"method": "update", "state": {"value": value}, "buffer_paths": []})
-        self.widgets[comm_id]["value"] = value
+    def set_value(self, comm_id: str, value: Any, key: str = "value") -> None:
+        """What a browser sends when a person types into a field or ticks a box (or picks
+        an entry of a list: ``key`` ``index``, which a selection widget syncs)."""
+        self._send(comm_id, {"method": "update", "state": {key: value}, "buffer_paths": []})
+        self.widgets[comm_id][key] = value
 
     def _send(self, comm_id: str, data: dict[str, Any]) -> None:
         message = self.client.session.msg("comm_msg", {"comm_id": comm_id, "data": data})

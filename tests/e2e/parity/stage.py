@@ -74,6 +74,7 @@ class Asked:
     id: str
     title: str
     task_id: str
+    task_title: str
     kind: Kind
     waiting: asyncio.Task[Resolution]
 
@@ -149,14 +150,15 @@ class Stage:
         """The agent asks each of ``kinds`` at once, in one task; each card gets a title no
         other card of the module has, so that every surface finds it by its title."""
         self._asked += 1
-        task = await self.task(f"Parity task {self._asked}")
+        task_title = f"Parity task {self._asked}"
+        task = await self.task(task_title)
         asked = []
         for number, kind in enumerate(kinds, 1):
             title = f"{kind.card['title']} #{self._asked}.{number}"
             card_id = new_id("interaction")
             card = InteractionCard.model_validate({**kind.titled(title), **changes, "id": card_id})
             waiting = asyncio.create_task(task.request_interaction(card))
-            asked.append(Asked(card_id, title, task.id, kind, waiting))
+            asked.append(Asked(card_id, title, task.id, task_title, kind, waiting))
         finishing = asyncio.create_task(
             self._finish_when_answered(task.id, [a.waiting for a in asked])
         )

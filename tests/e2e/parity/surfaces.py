@@ -222,7 +222,7 @@ class Web(Surface):
 
 # --- email: the mails a real SMTP server received, their links fetched over HTTP ----------
 
-_LINK = re.compile(r"^- (.+?)(?: \(.*\))?: (http://127\.0\.0\.1:\d+/a/[\w.\-]+)\r?$", re.M)
+_LINK = re.compile(r"^- (.+?)(?: \(.*\))?: (http://127\.0\.0\.1:\d+/[ab]/[\w.\-]+)\r?$", re.M)
 
 
 class Email(Surface):
@@ -355,11 +355,13 @@ class Email(Surface):
         ), page.text
 
     async def answer_batch(self, cards: list[Asked], picks: list[str]) -> None:
-        mail = await self._mail(f"{len(cards)} approvals wait")
+        mail = await self._mail(f"{len(cards)} approvals wait in “{cards[0].task_title}”")
         links = self.links_of(mail)
         async with httpx.AsyncClient(timeout=30) as client:
             if set(picks) == {"approve"}:
-                link = links[f"Approve all ({len(cards)})"]
+                plain = mail.get_body(preferencelist=("plain",))
+                assert plain is not None and f"Approve all ({len(cards)})" in plain.get_content()
+                link = links["Approve all"]  # what follows in brackets reads as a description
                 chosen: dict[str, str | list[str]] = {}
             else:
                 link = links["Answer item by item"]
@@ -528,7 +530,7 @@ class Telegram(Surface):
         await eventually(lambda: f"{approvals} of 2 approvals" in message.text, within=WAIT_S)
 
     async def answer_batch(self, cards: list[Asked], picks: list[str]) -> None:
-        batch = await self._message(f"<b>{len(cards)} approvals wait")
+        batch = await self._message(f"<b>{len(cards)} approvals wait in “{cards[0].task_title}”")
         if set(picks) == {"approve"}:
             answered = await self._press(batch, f"Approve all ({len(cards)})")
         else:  # item by item: each card's own buttons
@@ -625,7 +627,8 @@ class Notebook(Surface):
         else:
             for card, pick in zip(cards, picks, strict=True):
                 choice = await self.kernel.widget(task, f"lineup-item-{card.id}")
-                self.kernel.set_value(choice, pick)
+                entries = self.kernel.value(choice, "_options_labels")
+                self.kernel.set_value(choice, entries.index(pick.capitalize()), key="index")
             self.kernel.click(await self.kernel.widget(task, "lineup-send-items"))
         status = await self.kernel.widget(task, "lineup-batch-status")
         await self.kernel.until(

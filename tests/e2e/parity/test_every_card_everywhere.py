@@ -69,3 +69,26 @@ async def test_a_quorum_vote_here_is_counted_everywhere(
     for surface in surfaces.values():
         await surface.read_only(card, via=decided["via"], who=decided["respondedByName"])
     assert await stage.decisions(card.id) == 1 and stage.frames[card.id] == 1
+
+
+@pytest.mark.parametrize("how", ["all", "item by item"])
+@pytest.mark.parametrize("on", list(SURFACES))
+async def test_a_batch_answered_here_is_read_only_everywhere(
+    stage: Stage, surfaces: dict[str, Surface], on: str, how: str
+) -> None:
+    cards = await stage.ask_together([KINDS["approval"]] * 3)
+    for surface in surfaces.values():
+        for card in cards:
+            await surface.shown(card)
+    picks = ["approve"] * 3 if how == "all" else ["approve", "reject", "approve"]
+
+    await surfaces[on].answer_batch(cards, picks)
+
+    for card, pick in zip(cards, picks, strict=True):
+        heard = await card.heard()
+        assert (heard.option_id, heard.via) == (pick, on)
+    for surface in surfaces.values():
+        for card in cards:
+            await surface.read_only(card, via=on)
+    for card in cards:
+        assert await stage.decisions(card.id) == 1 and stage.frames[card.id] == 1
