@@ -3,7 +3,9 @@
 ``CardWidget`` renders the card's structure (spec §7.3: why you are needed → impact → what
 you can do → details, collapsed) for all four card types:
 
-* approval and review — one button per option and an optional comment;
+* approval and review — one button per option and an optional comment; a proposed action
+  whose fields the agent marked editable gets a field for each, and approving sends the
+  edits (as the web's form does);
 * choice — one button per option, or checkboxes and *Submit* when several may be picked;
 * input — a text field (a password field when the card says the answer is sensitive) and
   *Submit*.
@@ -27,10 +29,12 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import math
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
-from hub.protocol.actions import action_hash, short_hash
+from hub.protocol.actions import action_hash, short_hash, value_type
+from hub.protocol.interactions import declines
 from hub.sdk.display import RISK_WORDS, VIA_WORDS, card_of, escape, outcome_text, safe_url
 from hub.sdk.notebook.requirements import widgets
 
@@ -110,10 +114,15 @@ class CardWidget:
         action = card.get("action")
         # The notebook answers bound to the action it shows, as every other surface does.
         self.action_hash: str | None = None
+        self.action: Mapping[str, Any] | None = None
+        # An editable field's widget, by field name: what the person changes before approving.
+        self.edits: dict[str, Any] = {}
         shown = []
         if isinstance(action, dict):
+            self.action = action
             self.action_hash = action_hash(action["kind"], action["fields"])
             shown.append(_html(_action_html(action, web_url)))
+            shown.extend(self._edit_fields(action))
         parts = [
             _html(_header(self.view)),
             *shown,
@@ -239,10 +248,50 @@ class CardWidget:
         rows.append(widgets.HBox(buttons))
         return rows
 
+    def _edit_fields(self, action: Mapping[str, Any]) -> list[Any]:
+        """A field per editable value of the action, holding it as text (a list one item a
+        line): the same edits the web's form takes, before approving."""
+        rows: list[Any] = []
+        for name in action.get("editable") or ():
+            value = action["fields"].get(name)
+            kind = edit_type(value)
+            if kind is None:
+                continue
+            field: Any = widgets.Textarea if kind == "list of text" else widgets.Text
+            box = field(
+                value=edit_text(value),
+                description=str(name),
+                style={"description_width": "initial"},
+                _dom_classes=self._classes(f"lineup-edit-{name}"),
+            )
+            self.edits[str(name)] = box
+            rows.append(box)
+        if rows:
+            rows.insert(0, _html("<em>Edit before approving</em> (the agent receives it edited)"))
+            self.controls += list(self.edits.values())
+        return rows
+
+    def _edited(self) -> dict[str, Any]:
+        """The editable fields the person changed, each in the type it holds."""
+        if self.action is None:
+            return {}
+        edited = {}
+        for name, box in self.edits.items():
+            original = self.action["fields"].get(name)
+            value = parse_edit(edit_type(original), str(box.value))
+            if value != original:
+                edited[name] = value
+        return edited
+
     def _single(self, option_id: str) -> dict[str, Any]:
         answer: dict[str, Any] = {"optionId": option_id}
         if self.action_hash:
             answer["actionHash"] = self.action_hash
+        options = card_of(self.view).get("options") or ()
+        style = next((o.get("style") for o in options if o.get("id") == option_id), None)
+        edited = self._edited()
+        if edited and not declines(option_id, style):
+            answer["action"] = edited  # a "no" approves nothing, edited or not
         if self.comment is not None and self.comment.value.strip():
             answer["comment"] = self.comment.value.strip()
         return answer
@@ -363,6 +412,39 @@ class CardWidget:
             self.confirm_row.layout.display = "none"
 
 
+def edit_type(value: Any) -> str | None:
+    """The kind of value an editable field holds (``hub.protocol.actions.value_type``)."""
+    return value_type(value)
+
+
+def edit_text(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, list):
+        return "\n".join(str(item) for item in value)
+    return str(value)
+
+
+def parse_edit(kind: str | None, raw: str) -> Any:
+    """A typed field back in the type the action holds; text that does not parse goes as
+    typed, and the hub's refusal names the field and the type it must keep."""
+    if kind == "list of text":
+        return [line for line in raw.replace("\r\n", "\n").split("\n") if line.strip()]
+    if kind == "boolean":
+        return {"true": True, "false": False}.get(raw.strip().lower(), raw)
+    if kind == "number":
+        try:
+            return int(raw.strip())
+        except ValueError:
+            pass
+        try:
+            number = float(raw.strip())
+        except ValueError:
+            return raw
+        return number if math.isfinite(number) else raw
+    return raw
+
+
 def votes_html(view: Mapping[str, Any]) -> str:
     """A quorum card's policy and votes so far, as on every other surface; "" otherwise."""
     policy = view.get("policy")
@@ -434,7 +516,8 @@ def _header(view: Mapping[str, Any]) -> str:
 
 
 def _action_html(action: Mapping[str, Any], web_url: str | None = None) -> str:
-    """The exact action, read-only: editing it is done on the web, behind ``web_url``."""
+    """The exact action as proposed (its editable fields follow as widgets); the web's form
+    behind ``web_url`` edits it too."""
     rows = "".join(
         f'<dt><b>{escape(str(name))}</b></dt><dd><pre style="white-space:pre-wrap;margin:0">'
         f"{escape(value if isinstance(value, str) else json.dumps(value, ensure_ascii=False))}"

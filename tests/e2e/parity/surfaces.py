@@ -50,6 +50,9 @@ def said(via: str) -> str:
 
 class Surface(ABC):
     name: ClassVar[str]  # the ``via`` an answer given here is recorded with
+    # The ``via`` of an edited action: a surface that edits behind a link to the web's form
+    # records ``web``.
+    edits_via: ClassVar[str] = ""
 
     def __init__(self, stage: Stage) -> None:
         self.stage = stage
@@ -232,6 +235,7 @@ class Email(Surface):
     web" link, so an edit is recorded ``via web``."""
 
     name = "email"
+    edits_via = "web"
 
     def __init__(self, stage: Stage) -> None:
         super().__init__(stage)
@@ -336,9 +340,10 @@ class Email(Surface):
     async def answer_edited(self, card: Asked) -> None:
         edit = self.links[card.id]["Edit and approve on the web"]
         async with httpx.AsyncClient(timeout=30) as client:
-            decided = await self._post(client, edit, card, card.kind.answer)
-            form_page = decided.text
-        assert decided.status_code == 200, form_page
+            form = await self._open(client, edit, card)  # the option is picked on the page
+            chosen = {"optionId": "approve", **self._fields(card.kind.answer)}
+            decided = await client.post(edit, **form.submit(chosen))
+        assert decided.status_code == 200, decided.text
 
     async def vote(self, card: Asked) -> None:
         async with httpx.AsyncClient(timeout=30) as client:
@@ -385,6 +390,7 @@ class Telegram(Surface):
     signed link, opened as a phone's browser would), recorded ``via web``."""
 
     name = "telegram"
+    edits_via = "web"
 
     def __init__(self, stage: Stage) -> None:
         super().__init__(stage)
@@ -545,8 +551,7 @@ class Telegram(Surface):
 
 class Notebook(Surface):
     """Ada's notebook inbox (``hub.notebook``) in a real kernel; clicks and typed values go
-    to its widgets as comm messages, as JupyterLab sends them. Editing an action happens on
-    the web page the card links to, so the notebook's own part is approving unchanged."""
+    to its widgets as comm messages, as JupyterLab sends them."""
 
     name = "notebook"
 
@@ -606,7 +611,10 @@ class Notebook(Surface):
         return click
 
     async def answer_edited(self, card: Asked) -> None:
-        raise NotImplementedError  # set per the notebook's edit support
+        for name, value in card.kind.answer["action"].items():
+            self.kernel.set_value(await self._widget(card, f"lineup-edit-{name}"), str(value))
+        self.kernel.click(await self._widget(card, "lineup-option-approve"))
+        await self._status(card, lambda v: "Decided" in v)
 
     async def vote(self, card: Asked) -> None:
         self.kernel.click(await self._widget(card, "lineup-option-approve"))

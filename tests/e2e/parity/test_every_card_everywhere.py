@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.e2e.parity.kinds import KINDS
+from tests.e2e.parity.kinds import EDIT, KINDS, MIGRATION
 from tests.e2e.parity.stage import Stage
 from tests.e2e.parity.surfaces import SURFACES, Surface
 
@@ -92,3 +92,22 @@ async def test_a_batch_answered_here_is_read_only_everywhere(
             await surface.read_only(card, via=on)
     for card in cards:
         assert await stage.decisions(card.id) == 1 and stage.frames[card.id] == 1
+
+
+@pytest.mark.parametrize("on", list(SURFACES))
+async def test_an_action_edited_here_reaches_the_agent_edited(
+    stage: Stage, surfaces: dict[str, Surface], on: str
+) -> None:
+    card = await stage.ask(EDIT)
+    for surface in surfaces.values():
+        await surface.shown(card)
+
+    await surfaces[on].answer_edited(card)
+
+    heard = await card.heard()
+    via = surfaces[on].edits_via or on
+    assert heard.via == via and heard.approved and heard.edited
+    assert heard.approved_action(MIGRATION) == {**MIGRATION.fields, **EDIT.answer["action"]}
+    for surface in surfaces.values():
+        await surface.read_only(card, via=via)
+    assert await stage.decisions(card.id) == 1 and stage.frames[card.id] == 1
