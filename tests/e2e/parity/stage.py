@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
-from playwright.async_api import Browser, BrowserContext, Page, async_playwright
+from playwright.async_api import BrowserContext, Page, async_playwright
 
 from hub.core.agents.pairing import create_pairing_code
 from hub.core.ids import new_id
@@ -186,89 +186,95 @@ class Stage:
 
 @contextlib.asynccontextmanager
 async def staged(databases: TestDatabases, root: Path) -> AsyncIterator[Stage]:
+    """The stage on a fresh database; the slow parts (the hub, Chromium, the kernel) start
+    side by side, and everything started is stopped, in reverse, whatever happened."""
     database_url = await databases.create()
-    smtp, bot_api = SmtpPeer(), BotApiPeer()
-    smtp.start()
-    await bot_api.start()
-    hub = HubProcess(
-        database_url,
-        root / "hub",
-        LINEUP_SMTP_URL=smtp.url,
-        LINEUP_TELEGRAM_BOT_TOKEN=bot_api.token,
-        LINEUP_TELEGRAM_API_URL=bot_api.url,
-        LINEUP_NOTIFY_AFTER_S="0",
-        PYTHONFAULTHANDLER="1",
-    )
-    hub.env["LINEUP_PUBLIC_URL"] = hub.url  # links in mails and messages lead back here
-    kernel = Kernel()
-    try:
-        async with opened(database_url), async_playwright() as playwright:
-            ada_user, workspace = await create_user("ada@example.com", PASSWORD, "Ada")
-            bo_user, _ = await create_user("bo@example.com", PASSWORD, "Bo")
-            await Membership.create(
-                id=new_id("membership"), workspace=workspace, user=bo_user, role=Role.MEMBER
+    async with contextlib.AsyncExitStack() as stack:
+        stack.push_async_callback(databases.drop, database_url)
+        smtp, bot_api = SmtpPeer(), BotApiPeer()
+        smtp.start()
+        stack.callback(smtp.stop)
+        await bot_api.start()
+        stack.push_async_callback(bot_api.stop)
+        hub = HubProcess(
+            database_url,
+            root / "hub",
+            LINEUP_SMTP_URL=smtp.url,
+            LINEUP_TELEGRAM_BOT_TOKEN=bot_api.token,
+            LINEUP_TELEGRAM_API_URL=bot_api.url,
+            LINEUP_NOTIFY_AFTER_S="0",
+            PYTHONFAULTHANDLER="1",
+        )
+        hub.env["LINEUP_PUBLIC_URL"] = hub.url  # links in mails and messages lead back here
+        await stack.enter_async_context(opened(database_url))
+        ada_user, workspace = await create_user("ada@example.com", PASSWORD, "Ada")
+        bo_user, _ = await create_user("bo@example.com", PASSWORD, "Bo")
+        await Membership.create(
+            id=new_id("membership"), workspace=workspace, user=bo_user, role=Role.MEMBER
+        )
+        people = []
+        for user in (ada_user, bo_user):
+            _, token = await create_api_token(user, "parity")
+            http = httpx.AsyncClient(
+                base_url=hub.url, headers={"Authorization": f"Bearer {token}"}, timeout=30
             )
-            # Started off the event loop: the hub calls the Bot API this loop serves.
-            await asyncio.to_thread(hub.start)
-            people = []
-            for user in (ada_user, bo_user):
-                _, token = await create_api_token(user, "parity")
-                http = httpx.AsyncClient(
-                    base_url=hub.url, headers={"Authorization": f"Bearer {token}"}, timeout=30
-                )
-                people.append(Person(user.id, user.email, user.display_name, token, http))
-            ada, bo = people
-            link, _ = await create_link_token(ada.user_id, "telegram")
-            bot_api.send_text(ADA_TELEGRAM, f"/start {link}")
-            await eventually(
-                lambda: any("Linked" in m.text for m in bot_api.chat(ADA_TELEGRAM)), WAIT_S
-            )
+            stack.push_async_callback(http.aclose)
+            people.append(Person(user.id, user.email, user.display_name, token, http))
+        ada, bo = people
 
-            chromium: Browser = await playwright.chromium.launch(
+        kernel = Kernel()
+        stack.push_async_callback(kernel.stop)
+        stack.push_async_callback(_stopped, hub)
+        playwright = await stack.enter_async_context(async_playwright())
+        # The hub starts off the event loop: it calls the Bot API this loop serves.
+        _, chromium, _ = await asyncio.gather(
+            asyncio.to_thread(hub.start),
+            playwright.chromium.launch(
                 executable_path=str(CHROMIUM), args=CHROMIUM_ARGS, headless=True
-            )
-            browser = await chromium.new_context(
-                viewport={"width": 1280, "height": 900}, locale="en-GB"
-            )
-            browser.set_default_timeout(WAIT_MS)
-            signed_in = await browser.request.post(
-                f"{hub.url}/api/v1/auth/login", data={"email": ada.email, "password": PASSWORD}
-            )
-            assert signed_in.ok, await signed_in.text()
-            page = await browser.new_page()
+            ),
+            kernel.start({**os.environ, "LINEUP_HUB": hub.url, "LINEUP_TOKEN": ada.token}),
+        )
+        stack.push_async_callback(chromium.close)
 
-            code, _ = await create_pairing_code(
-                workspace.id, secret_key=hub.env["LINEUP_SECRET_KEY"], ttl_s=600
-            )
-            agent = Agent(
-                hub.url,
-                state_dir=root / "agent",
-                pairing_code=code,
-                name="Deployer",
-                backoff=Backoff(initial_s=0.05, maximum_s=0.5),
-            )
-            await kernel.start({**os.environ, "LINEUP_HUB": hub.url, "LINEUP_TOKEN": ada.token})
-            assert "inbox open" in await kernel.run(OPEN_INBOX)
-            stage = Stage(hub, workspace.id, ada, bo, smtp, bot_api, browser, page, kernel, agent)
-            agent.on_task(stage._arrived)
+        link, _ = await create_link_token(ada.user_id, "telegram")
+        bot_api.send_text(ADA_TELEGRAM, f"/start {link}")
+        browser = await chromium.new_context(
+            viewport={"width": 1280, "height": 900}, locale="en-GB"
+        )
+        stack.push_async_callback(browser.close)
+        browser.set_default_timeout(WAIT_MS)
+        signed_in = await browser.request.post(
+            f"{hub.url}/api/v1/auth/login", data={"email": ada.email, "password": PASSWORD}
+        )
+        assert signed_in.ok, await signed_in.text()
+        page = await browser.new_page()
+        assert "inbox open" in await kernel.run(OPEN_INBOX)
+        await eventually(
+            lambda: any("Linked" in m.text for m in bot_api.chat(ADA_TELEGRAM)), WAIT_S
+        )
 
-            @agent.on("interaction.resolved")
-            async def _heard(downlink: Any) -> None:
-                stage.frames[str(downlink.payload["interactionId"])] += 1
+        code, _ = await create_pairing_code(
+            workspace.id, secret_key=hub.env["LINEUP_SECRET_KEY"], ttl_s=600
+        )
+        agent = Agent(
+            hub.url,
+            state_dir=root / "agent",
+            pairing_code=code,
+            name="Deployer",
+            backoff=Backoff(initial_s=0.05, maximum_s=0.5),
+        )
+        stage = Stage(hub, workspace.id, ada, bo, smtp, bot_api, browser, page, kernel, agent)
+        agent.on_task(stage._arrived)
 
-            async with agent:
-                await stage.api("POST", f"/agents/{agent.agent_id}/confirm", {"name": "Deployer"})
-                try:
-                    yield stage
-                finally:
-                    for person in people:
-                        await person.http.aclose()
-                    await browser.close()
-                    await chromium.close()
-    finally:
-        await kernel.stop()
-        await asyncio.to_thread(hub.stop)
-        print(hub.log()[-6000:])  # shown by pytest only when a test fails
-        await bot_api.stop()
-        smtp.stop()
-        await databases.drop(database_url)
+        @agent.on("interaction.resolved")
+        async def _heard(downlink: Any) -> None:
+            stage.frames[str(downlink.payload["interactionId"])] += 1
+
+        await stack.enter_async_context(agent)
+        await stage.api("POST", f"/agents/{agent.agent_id}/confirm", {"name": "Deployer"})
+        yield stage
+
+
+async def _stopped(hub: HubProcess) -> None:
+    await asyncio.to_thread(hub.stop)
+    print(hub.log()[-6000:])  # shown by pytest only when a test fails

@@ -10,13 +10,23 @@ card decided by Ada via that surface and takes no other answer.
 
 from __future__ import annotations
 
+import asyncio
+from collections.abc import Awaitable, Callable
+from typing import Any
+
 import pytest
 
 from tests.e2e.parity.kinds import EDIT, KINDS, MIGRATION
-from tests.e2e.parity.stage import Stage
+from tests.e2e.parity.stage import Asked, Stage
 from tests.e2e.parity.surfaces import SURFACES, Surface
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
+
+
+async def each(step: Callable[..., Awaitable[None]], cards: list[Asked], **given: Any) -> None:
+    """``step`` for each card in turn (one surface: its page, its chat, one at a time)."""
+    for card in cards:
+        await step(card, **given)
 
 
 @pytest.mark.parametrize("on", list(SURFACES))
@@ -25,8 +35,7 @@ async def test_answered_here_read_only_everywhere(
     stage: Stage, surfaces: dict[str, Surface], kind: str, on: str
 ) -> None:
     card = await stage.ask(KINDS[kind])
-    for surface in surfaces.values():
-        await surface.shown(card)
+    await asyncio.gather(*(surface.shown(card) for surface in surfaces.values()))
 
     await surfaces[on].answer(card)
 
@@ -34,8 +43,7 @@ async def test_answered_here_read_only_everywhere(
     assert heard.via == on
     expected = KINDS[kind].answer
     assert {k: heard.response.get(k) for k in expected} == expected
-    for surface in surfaces.values():
-        await surface.read_only(card, via=on)
+    await asyncio.gather(*(surface.read_only(card, via=on) for surface in surfaces.values()))
     assert await stage.decisions(card.id) == 1
     late = await stage.ada.respond(stage.workspace_id, card.id, expected)
     assert late.status_code == 409 and late.json()["error"]["details"]["via"] == on
@@ -47,14 +55,12 @@ async def test_a_quorum_vote_here_is_counted_everywhere(
 ) -> None:
     policy = {"mode": "quorum", "required": 2, "approvers": [stage.ada.email, stage.bo.email]}
     card = await stage.ask(KINDS["approval"], policy=policy)
-    for surface in surfaces.values():
-        await surface.shown(card)
-        await surface.votes_shown(card, 0)
+    await asyncio.gather(*(surface.shown(card) for surface in surfaces.values()))
+    await asyncio.gather(*(surface.votes_shown(card, 0) for surface in surfaces.values()))
 
     await surfaces[on].vote(card)  # Ada's vote: the card stays open for Bo's
 
-    for surface in surfaces.values():
-        await surface.votes_shown(card, 1)
+    await asyncio.gather(*(surface.votes_shown(card, 1) for surface in surfaces.values()))
     assert (await stage.card(card.id))["status"] == "pending" and not card.waiting.done()
     voted = await stage.bo.respond(stage.workspace_id, card.id, {"optionId": "approve"})
     assert voted.status_code == 200, voted.text
@@ -66,8 +72,10 @@ async def test_a_quorum_vote_here_is_counted_everywhere(
         (f"user:{stage.bo.user_id}", "api"),
     ]
     decided = await stage.card(card.id)
-    for surface in surfaces.values():
-        await surface.read_only(card, via=decided["via"], who=decided["respondedByName"])
+    who = decided["respondedByName"]
+    await asyncio.gather(
+        *(surface.read_only(card, via=decided["via"], who=who) for surface in surfaces.values())
+    )
     assert await stage.decisions(card.id) == 1 and stage.frames[card.id] == 1
 
 
@@ -77,9 +85,7 @@ async def test_a_batch_answered_here_is_read_only_everywhere(
     stage: Stage, surfaces: dict[str, Surface], on: str, how: str
 ) -> None:
     cards = await stage.ask_together([KINDS["approval"]] * 3)
-    for surface in surfaces.values():
-        for card in cards:
-            await surface.shown(card)
+    await asyncio.gather(*(each(surface.shown, cards) for surface in surfaces.values()))
     picks = ["approve"] * 3 if how == "all" else ["approve", "reject", "approve"]
 
     await surfaces[on].answer_batch(cards, picks)
@@ -87,9 +93,7 @@ async def test_a_batch_answered_here_is_read_only_everywhere(
     for card, pick in zip(cards, picks, strict=True):
         heard = await card.heard()
         assert (heard.option_id, heard.via) == (pick, on)
-    for surface in surfaces.values():
-        for card in cards:
-            await surface.read_only(card, via=on)
+    await asyncio.gather(*(each(surface.read_only, cards, via=on) for surface in surfaces.values()))
     for card in cards:
         assert await stage.decisions(card.id) == 1 and stage.frames[card.id] == 1
 
@@ -99,8 +103,7 @@ async def test_an_action_edited_here_reaches_the_agent_edited(
     stage: Stage, surfaces: dict[str, Surface], on: str
 ) -> None:
     card = await stage.ask(EDIT)
-    for surface in surfaces.values():
-        await surface.shown(card)
+    await asyncio.gather(*(surface.shown(card) for surface in surfaces.values()))
 
     await surfaces[on].answer_edited(card)
 
@@ -108,6 +111,5 @@ async def test_an_action_edited_here_reaches_the_agent_edited(
     via = surfaces[on].edits_via or on
     assert heard.via == via and heard.approved and heard.edited
     assert heard.approved_action(MIGRATION) == {**MIGRATION.fields, **EDIT.answer["action"]}
-    for surface in surfaces.values():
-        await surface.read_only(card, via=via)
+    await asyncio.gather(*(surface.read_only(card, via=via) for surface in surfaces.values()))
     assert await stage.decisions(card.id) == 1 and stage.frames[card.id] == 1
