@@ -1,0 +1,130 @@
+"""The web: headless Chromium on the hub's own pages, signed in as Ada."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from tests.e2e.parity.stage import Asked, Stage
+from tests.e2e.parity.surfaces.base import Fire, Surface
+
+
+class Web(Surface):
+    name = "web"
+
+    def __init__(self, stage: Stage) -> None:
+        super().__init__(stage)
+        self.page = stage.page
+        self.raced: dict[str, str] = {}  # the page a race's press led to
+
+    def _card(self, card: Asked) -> Any:
+        return self.page.locator(f"[data-card='{card.id}']")
+
+    async def shown(self, card: Asked) -> None:
+        await self.page.goto(self.stage.card_url(card.id))
+        await self._card(card).locator("form[data-card-form]").wait_for()
+        await self.page.wait_for_function("() => document.body.dataset.live === 'live'")
+
+    async def _fill(self, card: Asked, answer: dict[str, Any]) -> Any:
+        """Fill the card's form with ``answer``; the button that sends it."""
+        form = self._card(card).locator("form[data-card-form]")
+        if "optionIds" in answer:
+            for option in answer["optionIds"]:
+                await form.locator(f"input[name='optionIds'][value='{option}']").check()
+            return form.locator("button[type='submit']")
+        if "text" in answer:
+            await form.locator(f"#card-{card.id}-text").fill(answer["text"])
+            return form.locator("button[type='submit']")
+        if answer.get("comment"):
+            await form.locator("details.comment-box > summary").click()
+            await form.locator(f"#card-{card.id}-comment").fill(answer["comment"])
+        return form.locator(f"button[name='optionId'][value='{answer['optionId']}']")
+
+    async def answer(self, card: Asked) -> None:
+        wrong = card.kind.wrong
+        if wrong is not None and "text" in wrong:
+            # Checked in the page before anything is sent: the field says why.
+            field = self._card(card).locator(f"#card-{card.id}-text")
+            await field.fill(wrong["text"])
+            await field.press("Enter")
+            await self.page.wait_for_function(
+                "(id) => document.getElementById(id).getAttribute('aria-invalid') === 'true'",
+                arg=f"card-{card.id}-text",
+            )
+        elif wrong is not None:
+            async with self.page.expect_navigation():
+                await (await self._fill(card, wrong)).click()
+            await self._card(card).locator(".form-error").wait_for()
+        assert (await self.stage.card(card.id))["status"] == "pending"
+        await self._send(card, await self._fill(card, card.kind.answer))
+
+    async def _send(self, card: Asked, button: Any) -> None:
+        async with self.page.expect_navigation():
+            await button.click()
+        await self.page.locator(".notice, .flash, [role='status']").first.wait_for()
+
+    async def read_only(self, card: Asked, via: str, who: str = "Ada") -> None:
+        # Live: the page open since the card arrived redraws it, without a reload.
+        if not self.page.url.startswith(self.stage.card_url(card.id)):
+            await self.page.goto(self.stage.card_url(card.id))
+        shown = self._card(card)
+        await self.page.locator(f"[data-card='{card.id}'][data-card-status='resolved']").wait_for()
+        assert await shown.locator("form[data-card-form]").count() == 0
+        outcome = await shown.locator("[data-outcome]").inner_text()
+        assert f"Decided by {who}" in outcome and f"via {via}" in outcome, outcome
+
+    async def ready(self, card: Asked) -> Fire:
+        await self.shown(card)
+        button = await self._fill(card, card.kind.answer)
+
+        handle = await button.element_handle()  # found now: the press is one round trip
+
+        async def fire() -> None:
+            async with self.page.expect_navigation() as navigation:
+                await handle.evaluate("button => button.click()")
+            # The page the answer led to, as it came (a live refresh may redraw it since).
+            self.raced[card.id] = await (await navigation.value).text()
+
+        return fire
+
+    async def told(self, card: Asked, winner: str) -> None:
+        page = self.raced.pop(card.id)
+        notices = re.findall(r'<p class="notice" role="status">([^<]*)</p>', page)
+        # Never told it was sent. The flash saying who won is the session's: a request of
+        # the page's own live refresh, in flight at the press, may show it instead.
+        assert not any("sent to the agent" in n for n in notices), notices
+        for notice in notices:  # the core's sentence, naming the surface as recorded
+            assert f"Already decided by Ada via {winner}" in notice, notice
+
+    async def answer_edited(self, card: Asked) -> None:
+        form = self._card(card).locator("form[data-card-form]")
+        await form.locator("details.action-edit > summary").click()
+        for name, value in card.kind.answer["action"].items():
+            await form.locator(f"[name='action.{name}']").fill(str(value))
+        await self._send(card, form.locator("button[name='optionId'][value='approve']"))
+
+    async def vote(self, card: Asked) -> None:
+        await self._send(card, await self._fill(card, {"optionId": "approve"}))
+        await self._card(card).locator("[data-my-vote]").wait_for()
+
+    async def votes_shown(self, card: Asked, approvals: int) -> None:
+        if not self.page.url.startswith(self.stage.card_url(card.id)):
+            await self.page.goto(self.stage.card_url(card.id))
+        await (
+            self._card(card)
+            .locator("[data-vote-count]", has_text=f"{approvals} of 2 approvals so far")
+            .wait_for()
+        )
+
+    async def answer_batch(self, cards: list[Asked], picks: list[str]) -> None:
+        await self.page.goto(self.stage.task_url(cards[0].task_id))
+        await self.page.locator("[data-batch-item]").nth(len(cards) - 1).wait_for()
+        if set(picks) == {"approve"}:
+            button = self.page.get_by_role("button", name=f"Approve all ({len(cards)})")
+        else:
+            for card, pick in zip(cards, picks, strict=True):
+                await self.page.locator(f"input[name='choice-{card.id}'][value='{pick}']").check()
+            button = self.page.get_by_role("button", name="Send these choices")
+        async with self.page.expect_navigation():
+            await button.click()
+        await self.page.get_by_text(re.compile(rf"{len(cards)} answers")).first.wait_for()
