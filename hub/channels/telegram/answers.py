@@ -18,6 +18,7 @@ from typing import Any, Protocol
 
 from telegram import ForceReply, Message, Update, User
 from telegram.ext import ContextTypes
+from tortoise.expressions import Subquery
 
 from hub.channels.base import ChannelContext, Recipient
 from hub.channels.cards import Card, load_card
@@ -35,6 +36,7 @@ from hub.core.approvals.permissions import NotAllowedToAnswer, may_answer
 from hub.core.errors import AlreadyDecided, Conflict, HubError, InvalidInput
 from hub.core.errors import Forbidden as NotAllowed  # telegram has a Forbidden of its own
 from hub.core.notify.channel_accounts import account_for_identity
+from hub.core.store.models import Interaction, InteractionStatus
 from hub.core.store.notification_models import DeliveredCard
 from hub.i18n import gettext as _
 from hub.i18n import speaking
@@ -346,12 +348,19 @@ async def _replied_to(message: Message, sender: User) -> DeliveredCard | None:
 async def _waiting_for_text(user_id: str, chat: str) -> tuple[DeliveredCard, Card] | None:
     """The newest pending card in ``chat`` that waits for a typed reply: an input card, or
     one whose "request changes" asked for the comment."""
-    rows = await DeliveredCard.filter(surface=SURFACE, user_id=user_id, address=chat).order_by(
-        "-created_at"
+    # Only the chat's cards still open: a chat holds every card it was ever sent.
+    open_cards = Interaction.filter(status=InteractionStatus.PENDING).values("id")
+    rows = (
+        await DeliveredCard.filter(
+            surface=SURFACE,
+            user_id=user_id,
+            address=chat,
+            interaction_id__in=Subquery(open_cards),
+        )
+        .exclude(external_id="")
+        .order_by("-created_at")
     )
     for row in rows:
-        if not row.external_id:
-            continue
         card = await load_card(row.workspace_id, row.interaction_id)
         if card is not None and card.is_pending and (card.takes_text or row.state.get("option")):
             return row, card
