@@ -9,7 +9,7 @@ SERVE_EXTRAS := server,email,telegram,push,a2a,mcp
 # Dockerfile is held to them.
 CONSTRAINTS := constraints.txt
 
-.PHONY: run test lint constraints coding-clis axe-core node test-sqlite test-postgres migrations clean chromium translations screenshots fuzz faults bench soak
+.PHONY: run test lint constraints coding-clis axe-core node typescript-sdk protocol-types test-sqlite test-postgres migrations clean chromium translations screenshots fuzz faults bench soak
 
 # Reinstall when pyproject.toml or the pins change; otherwise the stamps keep `make` quick.
 # `.served` is the hub alone; `.installed` adds the test toolchain (and so serves too).
@@ -41,7 +41,7 @@ constraints: $(VENV)/.installed
 ## test: lint, then every test on SQLite and on a throwaway PostgreSQL; the two suites run
 ## side by side (each mostly waits on sockets and timers), each one's output shown whole
 ## when it ends
-test: $(VENV)/.installed chromium coding-clis axe-core lint
+test: $(VENV)/.installed chromium coding-clis axe-core node typescript-sdk lint
 	$(MAKE) --no-print-directory -j2 --output-sync=target test-sqlite test-postgres
 
 ## lint: style, types, and the import rules of docs/architecture.md (contracts in pyproject)
@@ -97,6 +97,33 @@ coding-clis:
 ## `node` package, into .cache/node; Debian's Node is 20)
 node:
 	scripts/install-node > /dev/null
+
+## typescript-sdk: the TypeScript SDK's pinned toolchain (tsc, the type generator) for its
+## tests, with `npm ci` from its lock file into sdk/typescript/node_modules; the package
+## built (sdk/typescript/dist) and linked into the example adapter (examples/typescript)
+typescript-sdk: node sdk/typescript/dist/index.js examples/typescript/node_modules/.installed
+
+NPM_22 = PATH="$$(dirname "$$(scripts/install-node)"):$$PATH" npm --no-audit --no-fund --loglevel=error
+
+sdk/typescript/node_modules/.installed: sdk/typescript/package-lock.json
+	$(NPM_22) ci --prefix sdk/typescript > /dev/null
+	touch $@
+
+sdk/typescript/dist/index.js: sdk/typescript/node_modules/.installed $(wildcard sdk/typescript/src/*.ts)
+	cd sdk/typescript && "$$(../../scripts/install-node)" node_modules/typescript/bin/tsc -p tsconfig.build.json
+	touch $@
+
+examples/typescript/node_modules/.installed: examples/typescript/package.json
+	$(NPM_22) install --prefix examples/typescript --offline --no-package-lock > /dev/null
+	touch $@
+
+## protocol-types: regenerate the TypeScript SDK's wire types from the pydantic models in
+## hub/protocol (their JSON Schema, through json-schema-to-typescript); a test fails while
+## the committed file differs
+protocol-types: $(VENV)/.installed typescript-sdk
+	$(BIN)/python -m hub.protocol.schema | "$$(scripts/install-node)" \
+		sdk/typescript/scripts/generate-types.ts > sdk/typescript/src/protocol.generated.ts.new
+	mv sdk/typescript/src/protocol.generated.ts.new sdk/typescript/src/protocol.generated.ts
 
 ## axe-core: the accessibility checker the browser tests run in every page (pinned, from npm,
 ## into .cache/axe-core)

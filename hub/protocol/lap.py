@@ -188,6 +188,11 @@ class Ack(WireModel):
     id: str
     sequence: int | None = None
     duplicate: bool = False
+    # The id the hub gave an object whose uplink left it out (docs/protocol.md, "ack").
+    message_id: str | None = None
+    task_id: str | None = None
+    interaction_id: str | None = None
+    artifact_id: str | None = None
 
 
 class ErrorFrame(WireModel):

@@ -3,11 +3,18 @@
 A bearer credential is checked before the upgrade: an unknown or revoked one is refused
 with HTTP 401 and the JSON error body of the API (code, message, next step), so nothing is
 opened for it. Without a credential the socket is opened for pairing.
+
+The standard WebSocket API (browsers, Node, Deno, Bun) hides the HTTP answer to a refused
+upgrade, so an adapter built on it could not tell a revoked credential from a hub that is
+down. A plain GET of the same path with the same credential answers what the upgrade would
+have: the 401 and its body, or 426 (use a WebSocket here) when the credential would be taken.
 """
 
 from __future__ import annotations
 
-from quart import Blueprint, Response, websocket
+from typing import ClassVar
+
+from quart import Blueprint, Response, request, websocket
 
 from hub.core.agents.registry import agent_for_credential
 from hub.core.errors import HubError, Unauthorized
@@ -33,6 +40,12 @@ def bearer_credential(authorization: str) -> str | None:
     return credential.strip()
 
 
+class UpgradeRequired(HubError):
+    status: ClassVar[int] = 426
+    code: ClassVar[str] = "upgrade_required"
+    hint: ClassVar[str] = "Open a WebSocket on this path; the credential (if any) was accepted."
+
+
 def lap_blueprint(gateway: Gateway) -> Blueprint:
     blueprint = Blueprint("lap_gateway", __name__)
 
@@ -54,5 +67,15 @@ def lap_blueprint(gateway: Gateway) -> Blueprint:
         )
         await session.run()
         return None
+
+    @blueprint.get(ENDPOINT_PATH)
+    async def lap_probe() -> Response:
+        try:
+            credential = bearer_credential(request.headers.get("Authorization", ""))
+            if credential is not None:
+                await agent_for_credential(credential)
+        except HubError as error:
+            return error_response(error)
+        return error_response(UpgradeRequired("This is the LAP/0.1 WebSocket endpoint."))
 
     return blueprint

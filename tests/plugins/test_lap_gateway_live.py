@@ -325,3 +325,25 @@ async def test_frames_in_flight_share_commits_and_are_answered_in_order(
             order.append(event.envelope["payload"].get("content", "delta"))
     published.close()
     assert order.index("delta") == order.index("30") + 1
+
+
+async def test_a_plain_get_answers_what_the_upgrade_would_have(
+    app: QuartTestApp, workspace: Workspace
+) -> None:
+    """The standard WebSocket API hides a refused upgrade's status; the same path and
+    credential over a plain GET tell the client why (docs/protocol.md, "With a credential")."""
+    client = app.test_client()
+    agent, credential = await paired_agent(workspace)
+    taken = await client.get("/lap/v0.1", headers={"Authorization": f"Bearer {credential}"})
+    assert taken.status_code == 426
+    assert (await taken.get_json())["error"]["code"] == "upgrade_required"
+    assert (await client.get("/lap/v0.1")).status_code == 426  # no credential: pairing
+    unknown = await client.get("/lap/v0.1", headers={"Authorization": "Bearer lu_agt_nope"})
+    assert unknown.status_code == 401
+    assert (await unknown.get_json())["error"]["code"] == "invalid_credential"
+    malformed = await client.get("/lap/v0.1", headers={"Authorization": "Basic x"})
+    assert (await malformed.get_json())["error"]["code"] == "invalid_authorization"
+    await revoke_agent(workspace.id, agent.id, by="user:usr_owner")
+    revoked = await client.get("/lap/v0.1", headers={"Authorization": f"Bearer {credential}"})
+    body = (await revoked.get_json())["error"]
+    assert revoked.status_code == 401 and body["code"] == "credential_revoked" and body["hint"]

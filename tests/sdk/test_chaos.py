@@ -1,6 +1,7 @@
 """Chaos: many SDK agents, a real hub, and sockets cut at random, at least 100 times.
 
-Twenty agents connect through ``ChaosProxy`` while a person (the JSON API, straight to the
+Twenty Python agents and five TypeScript ones (``sdk/typescript``, in a node process of
+their own) connect through ``ChaosProxy`` while a person (the JSON API, straight to the
 hub) keeps giving them tasks and messages. Each agent works its tasks (accept, progress, a
 child task, finish) and answers every message with a message of its own, all while the
 proxy keeps cutting connections. Afterwards the log must hold every uplink exactly once
@@ -26,8 +27,10 @@ from hub.sdk import Agent, Backoff, Downlink
 from hub.sdk import Task as AgentTask
 from tests.sdk.chaos_proxy import ChaosProxy
 from tests.sdk.live import LiveHub, live_hub, stacks_of
+from tests.sdk.typescript.chaos_agents import RemoteAgent, TypeScriptAgents
 
 AGENTS = 20
+TYPESCRIPT_AGENTS = 5
 MINIMUM_KILLS = 100
 CHAOS_SECONDS = float(os.environ.get("LINEUP_CHAOS_SECONDS", "15"))
 DRAIN_SECONDS = 60.0
@@ -52,6 +55,27 @@ class Worker:
         agent.on_task(self.work)
         agent.on("message.delivered")(self.answer)
 
+    # What the checks read, as a TypeScript agent's ``RemoteAgent`` reports it too.
+    @property
+    def agent_id(self) -> str | None:
+        return self.agent.agent_id
+
+    @property
+    def connected(self) -> bool:
+        return self.agent.connected
+
+    @property
+    def pending_uplinks(self) -> int:
+        return self.agent.pending_uplinks
+
+    @property
+    def connects(self) -> int:
+        return self.agent.connects
+
+    @property
+    def duplicates_dropped(self) -> int:
+        return self.agent.duplicates_dropped
+
     async def work(self, task: AgentTask) -> None:
         self.task_starts[task.id] += 1
         await task.accept()
@@ -72,7 +96,7 @@ async def test_agents_lose_nothing_and_repeat_nothing_while_sockets_are_cut(
 ) -> None:
     rng = random.Random(20261129)
     async with ChaosProxy(hub.process.port, rng) as proxy:
-        workers: list[Worker] = []
+        workers: list[Worker | RemoteAgent] = []
         for n in range(AGENTS):
             agent = Agent(
                 proxy.url,
@@ -84,18 +108,25 @@ async def test_agents_lose_nothing_and_repeat_nothing_while_sockets_are_cut(
             await agent.start()
             assert agent.agent_id is not None
             workers.append(Worker(agent, await hub.conversation(agent.agent_id, f"chaos {n}")))
+        codes = [await hub.pairing_code() for _ in range(TYPESCRIPT_AGENTS)]
+        typescript = TypeScriptAgents(proxy.url, codes, tmp_path / "typescript-agents")
         try:
+            for n, remote in enumerate(await typescript.start()):
+                remote.conversation_id = await hub.conversation(remote.agent_id, f"chaos ts {n}")
+                workers.append(remote)
             await _chaos(hub, proxy, workers, rng)
-            await _drained(hub, workers)
+            await _drained(hub, workers, typescript)
         finally:
             for worker in workers:
-                await worker.agent.close()
+                if isinstance(worker, Worker):
+                    await worker.agent.close()
+            await typescript.close()
     assert proxy.kills >= MINIMUM_KILLS, proxy.kills
     await _check_log(hub, workers, proxy.kills)
 
 
 async def _chaos(
-    hub: LiveHub, proxy: ChaosProxy, workers: list[Worker], rng: random.Random
+    hub: LiveHub, proxy: ChaosProxy, workers: list[Worker | RemoteAgent], rng: random.Random
 ) -> None:
     loop = asyncio.get_running_loop()
     deadline = loop.time() + CHAOS_SECONDS
@@ -105,7 +136,7 @@ async def _chaos(
         n = 0
         while loop.time() < deadline:
             worker = rng.choice(workers)
-            agent_id = worker.agent.agent_id
+            agent_id = worker.agent_id
             assert agent_id is not None
             if rng.random() < 0.5:
                 await hub.task(agent_id, f"task {n}", worker.conversation_id)
@@ -126,19 +157,22 @@ async def _chaos(
     await asyncio.gather(person(), killer())
 
 
-async def _drained(hub: LiveHub, workers: list[Worker]) -> None:
+async def _drained(
+    hub: LiveHub, workers: list[Worker | RemoteAgent], typescript: TypeScriptAgents
+) -> None:
     """Wait (bounded) until every task ended and every message was handled and answered."""
 
     async def settled() -> bool:
         if await Task.filter(workspace_id=hub.workspace_id).exclude(status="succeeded").exists():
             return False
+        await typescript.refresh()
         for worker in workers:
             delivered = await Event.filter(
                 workspace_id=hub.workspace_id,
                 type="message.created",
-                recipient_agent_id=worker.agent.agent_id,
+                recipient_agent_id=worker.agent_id,
             ).count()
-            if len(worker.messages_seen) != delivered or worker.agent.pending_uplinks:
+            if len(worker.messages_seen) != delivered or worker.pending_uplinks:
                 return False
         return True
 
@@ -150,16 +184,15 @@ async def _drained(hub: LiveHub, workers: list[Worker]) -> None:
         raise AssertionError(await _why_not_drained(hub, workers)) from None
 
 
-async def _why_not_drained(hub: LiveHub, workers: list[Worker]) -> str:
+async def _why_not_drained(hub: LiveHub, workers: list[Worker | RemoteAgent]) -> str:
     """Say what is left, and whether the hub still answers at all."""
     unfinished = await Task.filter(workspace_id=hub.workspace_id).exclude(status="succeeded")
     lines = [f"not drained in {DRAIN_SECONDS:.0f} s; unfinished tasks:"]
     lines += [f"  {t.id} {t.status} agent {t.target_agent_id}" for t in unfinished[:20]]
     for worker in workers:
-        agent = worker.agent
         lines.append(
-            f"  agent {agent.agent_id}: connected={agent.connected} "
-            f"pending uplinks={agent.pending_uplinks} messages handled={len(worker.messages_seen)}"
+            f"  agent {worker.agent_id}: connected={worker.connected} "
+            f"pending uplinks={worker.pending_uplinks} messages handled={len(worker.messages_seen)}"
         )
     try:
         response = await hub.http.get("/healthz", timeout=5)
@@ -170,7 +203,7 @@ async def _why_not_drained(hub: LiveHub, workers: list[Worker]) -> str:
     return "\n".join(lines)
 
 
-async def _check_log(hub: LiveHub, workers: list[Worker], kills: int) -> None:
+async def _check_log(hub: LiveHub, workers: list[Worker | RemoteAgent], kills: int) -> None:
     events = await Event.filter(workspace_id=hub.workspace_id).order_by("sequence")
     by_agent: dict[str, list[Event]] = defaultdict(list)
     for event in events:
@@ -179,7 +212,7 @@ async def _check_log(hub: LiveHub, workers: list[Worker], kills: int) -> None:
     messages_in = [e for e in events if e.type == "message.created" and e.actor.startswith("user:")]
     assert tasks and messages_in
     for worker in workers:
-        agent_id = worker.agent.agent_id
+        agent_id = worker.agent_id
         mine = by_agent[f"agent:{agent_id}"]
         # Uplinks: each step of each task once, one answer per message, nothing else twice.
         steps = Counter(
@@ -205,9 +238,13 @@ async def _check_log(hub: LiveHub, workers: list[Worker], kills: int) -> None:
         assigned = {e.payload["taskId"] for e in tasks if e.payload["targetAgentId"] == agent_id}
         assert set(worker.task_starts) == assigned
         assert all(count == 1 for count in worker.task_starts.values())
+    typescript = [w for w in workers if isinstance(w, RemoteAgent)]
+    # The TypeScript agents did their share of the work (each check above held for them).
+    assert sum(len(w.task_starts) + len(w.messages_seen) for w in typescript) > 0
     print(
-        f"\nchaos: {len(workers)} agents, {CHAOS_SECONDS:.0f} s, {kills} sockets cut, "
-        f"{sum(w.agent.connects for w in workers)} connections, "
+        f"\nchaos: {len(workers)} agents ({len(typescript)} TypeScript), {CHAOS_SECONDS:.0f} s, "
+        f"{kills} sockets cut, {sum(w.connects for w in workers)} connections "
+        f"({sum(w.connects for w in typescript)} TypeScript), "
         f"{len(tasks)} tasks, {len(messages_in)} messages, {len(events)} events, "
-        f"{sum(w.agent.duplicates_dropped for w in workers)} replayed duplicates dropped"
+        f"{sum(w.duplicates_dropped for w in workers)} replayed duplicates dropped"
     )
