@@ -1,5 +1,7 @@
 """The pages behind a batch mail's links (``/b/<token>``): several approvals of one task
-answered together, all at once or item by item (``hub.channels.email.batches``).
+answered together, all at once or item by item (``hub.channels.email.batches``; any surface
+that records what it listed as a ``DeliveredBatch`` may link here, and its answers are
+recorded ``via`` that surface).
 
 As with a single card's link (``hub.channels.pages``), a GET only shows — the cards the mail
 listed, each with its outcome once decided, and a form — and the form's POST decides, once.
@@ -22,7 +24,7 @@ from tortoise.exceptions import IntegrityError
 
 from hub.channels.base import Recipient
 from hub.channels.cards import Card
-from hub.channels.email.batches import listed_cards, shown_action_hashes
+from hub.channels.delivered_batches import listed_cards, shown_action_hashes
 from hub.channels.links import BatchLink, LinkError, address_digest
 from hub.channels.pages import LinkAnswering, Refused, answering, problem, try_again_or_raise
 from hub.channels.wording import already_decided_text, outcome_text, risk_text
@@ -36,7 +38,6 @@ from hub.i18n import speaking
 from hub.protocol.interactions import InteractionCard
 
 blueprint = Blueprint("batch_links", __name__, template_folder="templates")
-SURFACE = "email"
 
 
 async def _open(token: str) -> tuple[BatchLink, Recipient, DeliveredBatch, list[Card]]:
@@ -48,8 +49,8 @@ async def _open(token: str) -> tuple[BatchLink, Recipient, DeliveredBatch, list[
     user = await User.filter(id=link.user_id).first()
     if user is None:
         raise Refused("link_not_yours")
-    recipient = await runtime.recipient(user, SURFACE)
-    row = await DeliveredBatch.filter(id=link.batch_id, surface=SURFACE, user_id=user.id).first()
+    row = await DeliveredBatch.filter(id=link.batch_id, user_id=user.id).first()
+    recipient = await runtime.recipient(user, row.surface if row else "email")
     if row is None:
         raise Refused("link_invalid", recipient.language)
     member = await Membership.filter(user_id=user.id, workspace_id=row.workspace_id).exists()
@@ -147,7 +148,7 @@ async def _decide(
             row.task_id,
             items,
             recipient,
-            via=SURFACE,
+            via=row.surface,  # the surface that sent the batch message: email's mail
             idempotency_key=link.nonce,
         )
     except HubError as error:  # refused whole (a card changed under the mail): nothing decided

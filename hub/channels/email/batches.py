@@ -21,7 +21,8 @@ from email.message import EmailMessage
 from typing import Any
 
 from hub.channels.base import ChannelContext, Recipient
-from hub.channels.cards import Card, load_card
+from hub.channels.cards import Card
+from hub.channels.delivered_batches import listed_cards
 from hub.channels.email.render import batch_message
 from hub.channels.links import BATCH_ACTIONS
 from hub.core.store.models import Task
@@ -98,11 +99,6 @@ async def batch_to_offer(recipient: Recipient, card: Card) -> DeliveredBatch | N
     )
 
 
-async def listed_cards(row: DeliveredBatch) -> list[Card]:
-    cards = [await load_card(row.workspace_id, i) for i in row.interaction_ids]
-    return [card for card in cards if card is not None]
-
-
 async def batch_mail(
     row: DeliveredBatch, recipient: Recipient, context: ChannelContext, sender: str
 ) -> EmailMessage:
@@ -123,19 +119,9 @@ async def mark_sent(row: DeliveredBatch, message: EmailMessage) -> None:
     )
 
 
-async def shown_action_hashes(row: DeliveredBatch) -> dict[str, str]:
-    """The hash of the action each listed card's own mail showed."""
-    delivered = await DeliveredCard.filter(
-        surface=SURFACE, user_id=row.user_id, interaction_id__in=row.interaction_ids
-    )
-    return {d.interaction_id: d.state["actionHash"] for d in delivered if "actionHash" in d.state}
-
-
 __all__ = [
     "batch_mail",
     "batch_to_offer",
-    "listed_cards",
     "mark_sent",
     "remember_mail",
-    "shown_action_hashes",
 ]
