@@ -190,3 +190,40 @@ async def test_a_quorum_card_counts_votes_and_says_mine_stands(
     finally:
         await inbox.close()
         await agent.close()
+
+
+async def test_a_tasks_approvals_are_answered_together_with_a_confirmation_for_high_risk(
+    hub: LiveHub, tmp_path: Path
+) -> None:
+    people = await person(hub)
+    agent = await notebook_agent(people, tmp_path / "agent")
+    task = await running_task(people, agent, "Release")
+    inbox = await Inbox.open(people)
+    try:
+        asks = [
+            task.request_approval("Migrate", risk="high"),
+            task.request_approval("Restart"),
+            task.request_approval("Purge"),
+        ]
+        waiting = [asyncio.create_task(a) for a in asks]
+        await inbox.wait_for(lambda box: len(box.pending) == 3 and bool(box.batches))
+        (batch,) = inbox.batches.values()
+        await inbox.wait_for(lambda box: len(batch.pending) == 3)
+        assert batch.approve_all.description == "Approve all (3)"
+        assert batch.confirm.layout.display == "flex"  # one is high risk
+
+        batch.approve_all.click()  # not confirmed: nothing is sent
+        assert "needs the confirmation ticked" in batch.status.value
+        batch.confirm.value = True
+        batch.approve_all.click()
+        await batch.answered()
+        assert "Recorded 3 answers." in batch.status.value
+        got: list[Resolution] = [await asyncio.wait_for(w, 30) for w in waiting]
+        assert [(r.option_id, r.via) for r in got] == [("approve", "notebook")] * 3
+        await inbox.wait_for(lambda box: not box.pending)
+        assert batch.approve_all.disabled and batch.send_items.disabled
+        events = await Event.filter(workspace_id=hub.workspace_id, type="interaction.resolved")
+        assert len({e.payload.get("batchId") for e in events}) == 1
+    finally:
+        await inbox.close()
+        await agent.close()
