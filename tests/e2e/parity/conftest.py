@@ -1,5 +1,7 @@
-"""One stage per module (``tests.e2e.parity.stage``): a hub process, its peers, Chromium, a
-Jupyter kernel and an agent, shared by every test of the module and stopped at its end."""
+"""One stage for the whole suite (``tests.e2e.parity.stage``): a hub process, its peers,
+Chromium, a Jupyter kernel and an agent, shared by every test of this package (each costs
+seconds to start; every card has a title of its own, so tests do not see each other's) and
+stopped at its end."""
 
 from __future__ import annotations
 
@@ -19,7 +21,7 @@ pytestmark = pytest.mark.skipif(
 )
 
 
-@pytest_asyncio.fixture(loop_scope="module", scope="module")
+@pytest_asyncio.fixture(loop_scope="package", scope="package")
 async def stage(
     test_databases: TestDatabases, tmp_path_factory: pytest.TempPathFactory
 ) -> AsyncIterator[Stage]:
@@ -29,7 +31,7 @@ async def stage(
         yield ready
 
 
-@pytest_asyncio.fixture(loop_scope="module", scope="module")
+@pytest_asyncio.fixture(loop_scope="package", scope="package")
 async def surfaces(stage: Stage) -> dict[str, Surface]:
     built = {name: surface(stage) for name, surface in SURFACES.items()}
     for surface in built.values():

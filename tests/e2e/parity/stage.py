@@ -1,5 +1,5 @@
-"""Everything a parity module shares: one hub process with its real peers and one of each
-person's surfaces, set up once per module (each costs seconds) and stopped whatever happened.
+"""Everything the parity suite shares: one hub process with its real peers and one of each
+person's surfaces, set up once (each costs seconds) and stopped whatever happened.
 
 * the hub: ``lineup serve`` (``hub.testing.HubProcess``) on a database of its own, its
   public URL its own address, so every link in a mail or a message leads back to it;

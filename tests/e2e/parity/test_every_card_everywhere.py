@@ -20,7 +20,7 @@ from tests.e2e.parity.kinds import EDIT, KINDS, MIGRATION
 from tests.e2e.parity.stage import Asked, Stage
 from tests.e2e.parity.surfaces import SURFACES, Surface
 
-pytestmark = pytest.mark.asyncio(loop_scope="module")
+pytestmark = pytest.mark.asyncio(loop_scope="package")
 
 
 async def each(step: Callable[..., Awaitable[None]], cards: list[Asked], **given: Any) -> None:

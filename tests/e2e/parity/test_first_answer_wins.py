@@ -19,7 +19,7 @@ from tests.e2e.parity.kinds import KINDS
 from tests.e2e.parity.stage import Stage
 from tests.e2e.parity.surfaces import Surface, race
 
-pytestmark = pytest.mark.asyncio(loop_scope="module")
+pytestmark = pytest.mark.asyncio(loop_scope="package")
 
 RACES = 50
 WINNERS: Counter[str] = Counter()
