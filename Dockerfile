@@ -20,7 +20,7 @@ RUN apt-get update \
     && apt-get install --yes --no-install-recommends postgresql-client \
     && rm -rf /var/lib/apt/lists/*
 # The hub and the channels it can deliver through; the same extras as `make run`.
-ARG EXTRAS=server,email,telegram,push,a2a,mcp
+ARG EXTRAS=server,email,telegram,feishu,slack,push,a2a,mcp
 COPY constraints.txt /tmp/constraints.txt
 COPY --from=wheel /wheels /tmp/wheels
 # Held to the versions the tests ran with (constraints.txt, `make constraints`).

@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 PYTEST_ARGS ?=
 # What serving installs: the hub and the channels it can deliver through (no test tools).
-SERVE_EXTRAS := server,email,telegram,push,a2a,mcp
+SERVE_EXTRAS := server,email,telegram,feishu,slack,push,a2a,mcp
 # The versions the tests ran with (`make constraints`); every install here and in the
 # Dockerfile is held to them.
 CONSTRAINTS := constraints.txt

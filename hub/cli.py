@@ -446,6 +446,7 @@ async def _serve(args: argparse.Namespace, settings: Settings) -> int:
     from hypercorn.asyncio import serve
     from hypercorn.config import Config
 
+    from hub.channels.runtime import check_channel_settings
     from hub.host.app import create_app
     from hub.host.collector_tuning import tune_for_serving
     from hub.host.lifecycle import shutdown_requested
@@ -457,6 +458,7 @@ async def _serve(args: argparse.Namespace, settings: Settings) -> int:
     listening = listening_socket(settings.host, settings.port)
     try:
         await prepare_database(settings.resolved_database_url)
+        await check_channel_settings(settings)
     except BaseException:
         listening.close()
         raise

@@ -8,11 +8,20 @@ the file is ``LINEUP_CONFIG`` (default ``./lineup.toml`` when it exists).
 from __future__ import annotations
 
 import os
+import re
 import secrets
 from pathlib import Path
 from typing import Any, Literal
+from urllib.parse import urlsplit
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 from pydantic_settings import (
     BaseSettings,
     PydanticBaseSettingsSource,
@@ -107,6 +116,35 @@ class Settings(BaseSettings):
         "", description="`smtp://user:pass@host:port` (or `smtps://`) for email; empty: off."
     )
     email_from: str = Field("lineup@localhost", description="Sender address of hub emails.")
+    feishu_app_id: str = Field(
+        "",
+        description="Feishu/Lark app's App ID (`cli_…`, on its Credentials page); empty: "
+        "Feishu off.",
+    )
+    feishu_app_secret: str = Field(
+        "",
+        validate_default=True,
+        description="The Feishu/Lark app's App Secret; needed with `LINEUP_FEISHU_APP_ID`.",
+    )
+    feishu_verification_token: str = Field(
+        "",
+        validate_default=True,
+        description="The app's Verification Token (Events & Callbacks → Encryption "
+        "strategy); every event and card press must carry it. Needed with "
+        "`LINEUP_FEISHU_APP_ID`.",
+    )
+    feishu_encrypt_key: str = Field(
+        "",
+        description="The app's Encrypt Key. Set: card presses posted to "
+        "`{public_url}/feishu/card` must be encrypted and signed with it. Empty: they come "
+        "in plain JSON, checked by the verification token alone. The long connection needs "
+        "neither address nor key.",
+    )
+    feishu_api_url: str = Field(
+        "https://open.feishu.cn",
+        description="The open platform's root: `https://open.feishu.cn` (Feishu) or "
+        "`https://open.larksuite.com` (Lark).",
+    )
     telegram_bot_token: str = Field("", description="Telegram bot token; empty: Telegram off.")
     telegram_api_url: str = Field(
         "https://api.telegram.org",
@@ -116,6 +154,26 @@ class Settings(BaseSettings):
         "",
         description="Empty: the hub long-polls Telegram. Set: Telegram posts updates to "
         "`{public_url}/telegram/webhook` with this secret token (1-256 of `A-Za-z0-9_-`).",
+    )
+    slack_bot_token: str = Field(
+        "",
+        description="The Slack app's Bot User OAuth Token (`xoxb-…`); empty: Slack off. With "
+        "it, one of `LINEUP_SLACK_APP_TOKEN` and `LINEUP_SLACK_SIGNING_SECRET` is needed.",
+    )
+    slack_app_token: str = Field(
+        "",
+        description="App-level token (`xapp-…`, scope `connections:write`): the hub opens a "
+        "Socket Mode connection to Slack and needs no public URL. Empty: Slack posts to "
+        "`{public_url}/slack/interactivity` and `/slack/events` instead.",
+    )
+    slack_signing_secret: str = Field(
+        "",
+        description="The Slack app's signing secret: requests Slack posts to the hub must "
+        "carry its `v0` signature, at most 5 minutes old. Needed without an app token.",
+    )
+    slack_api_url: str = Field(
+        "https://slack.com/api",
+        description="Slack Web API root; the hub calls `{root}/{method}`.",
     )
     a2a_enabled: bool = Field(False, description="Enable the A2A connector for remote agents.")
     a2a_pinned: list[PinnedRemoteAgent] = Field(
@@ -217,12 +275,91 @@ class Settings(BaseSettings):
             raise ValueError("must be at least 32 characters (try `openssl rand -hex 32`)")
         return value
 
+    @field_validator("feishu_app_id")
+    @classmethod
+    def _feishu_app_id(cls, value: str) -> str:
+        if value and not value.startswith("cli_"):
+            raise ValueError("must be the app's App ID, which starts with cli_")
+        return value
+
+    @field_validator("feishu_app_secret", "feishu_verification_token")
+    @classmethod
+    def _feishu_pair(cls, value: str, info: Any) -> str:  # info: pydantic's ValidationInfo
+        """Feishu needs the App ID, App Secret and Verification Token together."""
+        app_id = info.data.get("feishu_app_id")
+        if app_id and not value:
+            where = {
+                "feishu_app_secret": "the app's Credentials page",
+                "feishu_verification_token": "Events & Callbacks → Encryption strategy",
+            }[str(info.field_name)]
+            raise ValueError(f"needed with LINEUP_FEISHU_APP_ID (see {where})")
+        if value and not app_id and "feishu_app_id" in info.data:
+            raise ValueError("set, but LINEUP_FEISHU_APP_ID is empty: set it too")
+        return value
+
+    @field_validator("feishu_api_url")
+    @classmethod
+    def _feishu_root(cls, value: str) -> str:
+        parts = urlsplit(value)
+        if parts.scheme not in ("http", "https") or not parts.netloc or parts.path.strip("/"):
+            raise ValueError(
+                "must be the open platform's root, like https://open.feishu.cn or "
+                "https://open.larksuite.com"
+            )
+        return value.rstrip("/")
+
     @field_validator("log_level")
     @classmethod
     def _known_level(cls, value: str) -> str:
         if value.upper() not in {"DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"}:
             raise ValueError("must be one of DEBUG, INFO, WARNING, ERROR, CRITICAL")
         return value.upper()
+
+    @field_validator("slack_bot_token")
+    @classmethod
+    def _slack_bot_token(cls, value: str) -> str:
+        if value and not value.startswith("xoxb-"):
+            raise ValueError("must be a bot token, starting with xoxb- (OAuth & Permissions)")
+        return value
+
+    @field_validator("slack_app_token")
+    @classmethod
+    def _slack_app_token(cls, value: str) -> str:
+        if value and not value.startswith("xapp-"):
+            raise ValueError("must be an app-level token, starting with xapp- (Basic Information)")
+        return value
+
+    @field_validator("slack_signing_secret")
+    @classmethod
+    def _slack_signing_secret(cls, value: str) -> str:
+        if value and not re.fullmatch(r"[0-9a-fA-F]{32,}", value):
+            raise ValueError("must be the app's signing secret: 32 hexadecimal digits")
+        return value
+
+    @field_validator("slack_api_url")
+    @classmethod
+    def _slack_api_url(cls, value: str) -> str:
+        if not value.startswith(("https://", "http://")):
+            raise ValueError("must start with https:// (or http:// for a local server)")
+        return value
+
+    @model_validator(mode="after")
+    def _slack_complete(self) -> Settings:
+        """Slack needs its bot token and a way for presses to arrive; half a set-up is a
+        mistake to name at start, not a channel that silently never answers."""
+        if not self.slack_bot_token:
+            if self.slack_app_token or self.slack_signing_secret:
+                raise ValueError(
+                    "LINEUP_SLACK_BOT_TOKEN is missing: Slack's other settings are set, "
+                    "but the hub needs the bot token (xoxb-…) to send anything"
+                )
+        elif not (self.slack_app_token or self.slack_signing_secret):
+            raise ValueError(
+                "LINEUP_SLACK_APP_TOKEN (Socket Mode) or LINEUP_SLACK_SIGNING_SECRET "
+                "(requests to /slack/interactivity) is missing: without one, presses in "
+                "Slack never reach the hub"
+            )
+        return self
 
     @property
     def resolved_database_url(self) -> str:
@@ -248,14 +385,18 @@ def load_settings(*, hub_side: bool = True, **overrides: Any) -> Settings:
     try:
         settings = Settings(**overrides)
     except ValidationError as error:
-        problems = "; ".join(
-            f"LINEUP_{'_'.join(str(p) for p in e['loc']).upper()}: {e['msg']}"
-            for e in error.errors()
-        )
+        problems = "; ".join(_problem(e) for e in error.errors())
         raise ConfigurationError(f"Invalid settings: {problems}") from None
     if hub_side and not settings.secret_key:
         settings = settings.model_copy(update={"secret_key": _stored_secret_key(settings.data_dir)})
     return settings
+
+
+def _problem(error: Any) -> str:
+    """One wrong setting, named; a check across settings names them in its message."""
+    if not error["loc"]:
+        return str(error["msg"]).removeprefix("Value error, ")
+    return f"LINEUP_{'_'.join(str(p) for p in error['loc']).upper()}: {error['msg']}"
 
 
 def _stored_secret_key(data_dir: Path) -> str:

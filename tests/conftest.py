@@ -1,6 +1,6 @@
 """Fixtures shared by every test: a fresh migrated database per test, on SQLite or
 PostgreSQL (``LINEUP_TEST_DATABASE_URL``), a workspace factory, and the channels' real
-local peers (an SMTP server and a Telegram Bot API server)."""
+local peers (an SMTP server, a Telegram Bot API server, a Slack)."""
 
 from __future__ import annotations
 
@@ -27,6 +27,7 @@ from hub.testing import (
 if TYPE_CHECKING:
     from tests.channels.peers import BotApiPeer, SmtpPeer
     from tests.channels.push_service import PushService
+    from tests.channels.slack_peer import SlackPeer
 
 # A new card goes out by email and Telegram at once in the tests (the hub holds it two
 # seconds by default, in case it is answered where it was seen): waiting that long in each
@@ -190,6 +191,17 @@ async def bot_api() -> AsyncIterator[BotApiPeer]:
     from tests.channels.peers import BotApiPeer
 
     peer = BotApiPeer()
+    await peer.start()
+    yield peer
+    await peer.stop()
+
+
+@pytest.fixture
+async def slack() -> AsyncIterator[SlackPeer]:
+    """A Slack (Web API and Socket Mode) on loopback, served by the test's event loop."""
+    from tests.channels.slack_peer import SlackPeer
+
+    peer = SlackPeer()
     await peer.start()
     yield peer
     await peer.stop()

@@ -4,7 +4,14 @@ Write a channel by subclassing ``Channel`` and registering it under the ``lineup
 entry-point group (see docs/channels.md). The hub's own channels use the same path.
 """
 
-from hub.channels.base import Capabilities, Channel, ChannelContext, DeliveryRefused, Recipient
+from hub.channels.base import (
+    Capabilities,
+    Channel,
+    ChannelContext,
+    DeliveryRefused,
+    Recipient,
+    RetryLater,
+)
 from hub.channels.cards import Card, CardOption, Notice
 from hub.channels.registry import GROUP, MissingExtra, available_channels, discover
 
@@ -19,6 +26,7 @@ __all__ = [
     "MissingExtra",
     "Notice",
     "Recipient",
+    "RetryLater",
     "available_channels",
     "discover",
 ]

@@ -17,7 +17,8 @@ Lifecycle, all on the hub's event loop:
    ``await notify(recipient, notice)`` — called by the outbox worker, one at a time per
    process, possibly again for the same notification after a failure (make them
    idempotent where the surface allows). Raise any exception for a transient failure (it
-   is retried with backoff); raise ``DeliveryRefused`` when retrying cannot help.
+   is retried with backoff); raise ``DeliveryRefused`` when retrying cannot help, and
+   ``RetryLater`` when the peer said how long to wait (a 429's ``Retry-After``).
    ``deliver_card`` is only called while the card is pending; ``update_card`` once it is
    not (decided, expired, cancelled) on every surface that was sent it.
 5. ``await stop()`` — at shutdown, after the outbox worker stopped: stop polling, close
@@ -41,11 +42,18 @@ from quart import Blueprint
 from hub.channels.cards import Card, Notice
 from hub.channels.invitations import InvitationMail
 from hub.config import Settings
-from hub.core.notify.outbox import DeliveryRefused
+from hub.core.notify.outbox import DeliveryRefused, RetryLater
 from hub.core.notify.preferences import EVENTS
 from hub.protocol.interactions import InteractionType
 
-__all__ = ["Capabilities", "Channel", "ChannelContext", "DeliveryRefused", "Recipient"]
+__all__ = [
+    "Capabilities",
+    "Channel",
+    "ChannelContext",
+    "DeliveryRefused",
+    "Recipient",
+    "RetryLater",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -129,6 +137,12 @@ class Channel(ABC):
     def configured(cls, settings: Settings) -> bool:
         """Whether the settings turn this channel on."""
         return True
+
+    @classmethod  # noqa: B027 - an optional hook
+    async def check_settings(cls, settings: Settings) -> None:
+        """Before ``lineup serve`` serves: ask the outside peer whether the settings are
+        right, and raise ``ConfigurationError`` naming the setting it refuses. A peer that
+        cannot be reached is no reason to stop: return, and ``start`` retries later."""
 
     def blueprint(self) -> Blueprint | None:
         return None

@@ -286,7 +286,8 @@ class ChannelRuntime:
         )
 
     async def link_account(self, user_id: str, surface: str) -> dict[str, Any]:
-        """A one-time link for ``user_id`` to link their account on ``surface`` (Telegram):
+        """A one-time link for ``user_id`` to link their account on ``surface`` (Telegram,
+        Slack):
         ``{token, url, expiresAt}``. The Settings page and the API both show this.
 
         Raises ``Conflict`` (``<surface>_not_configured``) when the surface is not running
@@ -297,11 +298,19 @@ class ChannelRuntime:
             raise Conflict(
                 f"{surface.capitalize()} is not set up on this hub.",
                 code=f"{surface}_not_configured",
-                hint="Set LINEUP_TELEGRAM_BOT_TOKEN (and LINEUP_TELEGRAM_API_URL for a local "
-                "Bot API server), then restart the hub.",
+                hint=f"Set {self.not_set_up.get(surface) or 'its settings'} (docs/channels.md), "
+                "then restart the hub.",
             )
         token, expires_at = await create_link_token(user_id, surface)
         return {"token": token, "url": await deep_link(token), "expiresAt": iso(expires_at)}
+
+
+async def check_channel_settings(settings: Settings) -> None:
+    """``Channel.check_settings`` of each channel the settings turn on, before the hub
+    serves: a setting its peer refuses stops the start with a line naming it."""
+    for cls in available_channels().values():
+        if cls.configured(settings):
+            await cls.check_settings(settings)
 
 
 async def _member(recipient: Recipient, workspace_id: str) -> User:

@@ -42,6 +42,8 @@ def via_text(via: str | None) -> str:
         "api": _("the API"),
         "email": _("email"),
         "telegram": _("Telegram"),
+        "feishu": _("Feishu"),
+        "slack": _("Slack"),
         "notebook": _("a notebook"),
         "push": _("a push notification"),
         "policy": _("the approval policy"),

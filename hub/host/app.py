@@ -58,6 +58,12 @@ def create_app(settings: Settings | None = None, **overrides: Any) -> Quart:
             settings.secret_key,
             settings.telegram_bot_token,
             settings.telegram_webhook_secret,
+            settings.feishu_app_secret,
+            settings.feishu_verification_token,
+            settings.feishu_encrypt_key,
+            settings.slack_bot_token,
+            settings.slack_app_token,
+            settings.slack_signing_secret,
             settings.metrics_token,
             *log_redaction.secrets_in_url(settings.smtp_url),
         ]

@@ -2,16 +2,17 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 from quart import Quart
 from quart.typing import TestClientProtocol
 
 from hub.channels.runtime import ChannelRuntime, runtime_of
+from hub.channels.slack import SlackChannel
 from hub.channels.telegram import TelegramChannel
 from hub.config import load_settings
 from hub.core.ids import new_id
@@ -23,6 +24,10 @@ from hub.core.store.models import Agent, AgentStatus, User, Workspace
 from hub.host.app import create_app
 from hub.testing import eventually
 from tests.channels.peers import BotApiPeer
+from tests.channels.slack_peer import APP_TOKEN, BOT_TOKEN, SlackPeer
+
+if TYPE_CHECKING:
+    from tests.channels.feishu_peer import FeishuPeer
 
 FAST_RETRY = RetryPolicy(first_delay_s=0.05, max_delay_s=0.4, jitter=0.0)
 PUBLIC_URL = "http://hub.test"
@@ -77,12 +82,37 @@ class Hub:
         )
         return interaction_id
 
+    async def link_feishu(self, person: Person, feishu: FeishuPeer, open_id: str) -> None:
+        """Link ``person``'s Feishu account ``open_id`` (its chat with the bot: ``oc_`` +
+        the id) by sending the bot a link code, as Settings → Feishu asks."""
+        token, _ = await create_link_token(person.user.id, "feishu")
+        await feishu.send_text(open_id, feishu_chat(open_id), token)
+        await eventually(lambda: any("Linked" in m.text for m in feishu.chat(feishu_chat(open_id))))
+
     async def link_telegram(self, person: Person, bot_api: BotApiPeer, telegram_id: int) -> None:
         token, _ = await create_link_token(person.user.id, "telegram")
         bot_api.send_text(telegram_id, f"/start {token}")
         await eventually(
             lambda: any("Linked" in m.text or "已关联" in m.text for m in bot_api.chat(telegram_id))
         )
+
+    async def link_slack(self, person: Person, slack: SlackPeer, user: str) -> str:
+        """Link ``person``'s Slack account ``user``; returns their conversation with the app."""
+        channel = slack.person(user, person.user.display_name)
+        token, _ = await create_link_token(person.user.id, "slack")
+        await slack.send_dm(user, f"here is my code: {token}")
+        await eventually(lambda: any("Linked" in m.text for m in slack.conversation(channel)))
+        return channel
+
+
+def slack_settings(slack: SlackPeer, **more: Any) -> dict[str, Any]:
+    """Settings that reach ``slack`` over Socket Mode."""
+    return {
+        "slack_bot_token": BOT_TOKEN,
+        "slack_app_token": APP_TOKEN,
+        "slack_api_url": slack.api_url,
+        **more,
+    }
 
 
 async def make_agent(workspace: Workspace) -> Agent:
@@ -93,6 +123,38 @@ async def make_agent(workspace: Workspace) -> Agent:
         status=AgentStatus.ONLINE,
         runtime="test",
     )
+
+
+def feishu_chat(open_id: str) -> str:
+    """The one-to-one chat of the bot with ``open_id``, in the tests' Feishu."""
+    return "oc_" + open_id.removeprefix("ou_")
+
+
+def feishu_settings(feishu: FeishuPeer) -> dict[str, Any]:
+    """Settings that run the Feishu channel against the local ``feishu`` platform."""
+    return {
+        "feishu_app_id": feishu.app_id,
+        "feishu_app_secret": feishu.app_secret,
+        "feishu_verification_token": feishu.verification_token,
+        "feishu_encrypt_key": feishu.encrypt_key,
+        "feishu_api_url": feishu.url,
+    }
+
+
+@pytest.fixture
+async def feishu(monkeypatch: pytest.MonkeyPatch) -> AsyncIterator[FeishuPeer]:
+    """A Feishu open platform on loopback, served by the test's event loop."""
+    from hub.channels.feishu.inbound import Inbound
+    from tests.channels.feishu_peer import FeishuPeer
+
+    # A loaded test machine can take longer than Feishu's three seconds to answer a press,
+    # and the tests read each press's own answer.
+    monkeypatch.setattr(Inbound, "answer_within_s", 30.0)
+
+    peer = FeishuPeer()
+    await peer.start()
+    yield peer
+    await peer.stop()
 
 
 def peer_settings(smtp: Any, bot_api: BotApiPeer, **more: Any) -> dict[str, Any]:
@@ -120,6 +182,7 @@ def make_hub(
     database_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> Callable[..., Any]:
     monkeypatch.setattr(TelegramChannel, "poll_timeout_s", 1)
+    monkeypatch.setattr(SlackChannel, "ping_interval_s", 0.5)
 
     def build(**overrides: Any) -> Any:
         return _running_hub(hub_settings(database_url, tmp_path / "data", **overrides))

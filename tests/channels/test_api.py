@@ -86,7 +86,7 @@ async def test_only_high_risk_and_quiet_hours_override_read_and_change(
         url = "/api/v1/me/notification-preferences"
         first = await (await hub.client.get(url, headers=hub.owner.headers)).get_json()
         assert first["onlyHighRisk"] is False
-        assert first["surfacesNotSetUp"] == ["telegram"]  # no bot token on this hub
+        assert first["surfacesNotSetUp"] == ["feishu", "slack", "telegram"]  # none set up here
         changed = await hub.client.put(
             url,
             json={

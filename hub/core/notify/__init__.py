@@ -11,7 +11,13 @@ from hub.core.notify.channel_accounts import (
     redeem_link_token,
 )
 from hub.core.notify.notifications import may_enqueue
-from hub.core.notify.outbox import DeliveryRefused, OutboxWorker, Outcome, RetryPolicy
+from hub.core.notify.outbox import (
+    DeliveryRefused,
+    OutboxWorker,
+    Outcome,
+    RetryLater,
+    RetryPolicy,
+)
 from hub.core.notify.preferences import (
     EVENTS,
     Surface,
@@ -33,6 +39,7 @@ __all__ = [
     "DeliveryRefused",
     "OutboxWorker",
     "Outcome",
+    "RetryLater",
     "RetryPolicy",
     "Surface",
     "account_for_identity",

@@ -58,6 +58,15 @@ class DeliveryRefused(Exception):
     """A permanent failure: retrying cannot help. Any other exception is transient."""
 
 
+class RetryLater(Exception):
+    """A transient failure whose peer said when to come back (an HTTP 429's
+    ``Retry-After``): the row is tried again no sooner than ``after_s`` from now."""
+
+    def __init__(self, message: str, after_s: float) -> None:
+        super().__init__(message)
+        self.after_s = max(0.0, after_s)
+
+
 Deliverer = Callable[[Notification], Awaitable[Outcome]]
 
 
@@ -71,6 +80,11 @@ class RetryPolicy:
         base = min(self.max_delay_s, self.first_delay_s * 2 ** max(0, attempts - 1))
         spread = base * self.jitter
         return timedelta(seconds=max(0.0, base + random.uniform(-spread, spread)))
+
+    def delay_asked(self, after_s: float) -> timedelta:
+        """The peer's own delay, never shortened; spread only later, so the rows it held
+        back do not all come back in the same instant."""
+        return timedelta(seconds=after_s * (1 + random.uniform(0, self.jitter)))
 
 
 class OutboxWorker:
@@ -164,7 +178,10 @@ class OutboxWorker:
             raise
         except Exception as error:
             attempts = row.attempts + 1
-            due = utcnow() + self.retry.delay(attempts)
+            if isinstance(error, RetryLater):
+                due = utcnow() + self.retry.delay_asked(error.after_s)
+            else:
+                due = utcnow() + self.retry.delay(attempts)
             logger.info(
                 "notification %s via %s failed (attempt %d), retrying at %s: %s",
                 row.id,
@@ -219,4 +236,11 @@ class OutboxWorker:
             )
 
 
-__all__ = ["Deliverer", "DeliveryRefused", "OutboxWorker", "Outcome", "RetryPolicy"]
+__all__ = [
+    "Deliverer",
+    "DeliveryRefused",
+    "OutboxWorker",
+    "Outcome",
+    "RetryLater",
+    "RetryPolicy",
+]

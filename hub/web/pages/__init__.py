@@ -20,6 +20,7 @@ from hub.web.pages import (
     agents,
     batches,
     conversations,
+    feishu_link,
     hub_accounts,
     i18n,
     inbox,
@@ -33,6 +34,7 @@ from hub.web.pages import (
     search,
     session,
     settings,
+    slack_link,
     tasks,
     telegram_link,
     two_factor,
@@ -57,7 +59,9 @@ for area in (
     policy_rules,
     push_devices,
     pwa,
+    slack_link,
     telegram_link,
+    feishu_link,
     two_factor,
 ):
     pages.register_blueprint(area.blueprint)

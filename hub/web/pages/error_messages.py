@@ -434,6 +434,14 @@ MESSAGES: dict[str, tuple[str, str | None]] = {
         N_("Telegram is not set up on this hub."),
         N_("The hub's operator sets it up, then restarts the hub."),
     ),
+    "feishu_not_configured": (
+        N_("Feishu is not set up on this hub."),
+        N_("The hub's operator sets it up, then restarts the hub."),
+    ),
+    "slack_not_configured": (
+        N_("Slack is not set up on this hub."),
+        N_("The hub's operator sets it up, then restarts the hub."),
+    ),
     "push_not_available": (
         N_("Push is not available on this hub."),
         N_("The hub's operator can install it."),

@@ -40,10 +40,12 @@ from hub.core.store.models import ApiToken, Membership, Role, User
 from hub.host.client_address import client_address
 from hub.host.identity import session_signed_in
 from hub.web.pages.error_messages import for_person, said
+from hub.web.pages.feishu_link import feishu_section
 from hub.web.pages.i18n import LANGUAGES, time_zone_names, valid_time_zone
 from hub.web.pages.i18n import gettext as _
 from hub.web.pages.push_devices import push_context
 from hub.web.pages.session import current_user, login_required
+from hub.web.pages.slack_link import slack_section
 from hub.web.pages.telegram_link import qr_svg, telegram_section
 from hub.web.pages.workspace import frame_for
 
@@ -262,7 +264,7 @@ async def notification_surfaces(user_id: str, preferences: dict[str, Any]) -> li
     return rows
 
 
-_SURFACE_ORDER = {"web": 0, "email": 1, "telegram": 2}
+_SURFACE_ORDER = {"web": 0, "email": 1, "telegram": 2, "slack": 3, "feishu": 4}
 
 
 def _mails_kept_here() -> bool:
@@ -335,6 +337,8 @@ async def render_settings(
         two_factor=two_factor or await two_factor_section(user),
         notify_zone_now=_local_now(preferences["timezone"]),
         telegram=await telegram_section(user.id),
+        feishu=await feishu_section(user.id),
+        slack=await slack_section(user.id),
         new_token=new_token,
         error=error,
         policy_rules=await policy_rules_context(frame.workspace.id, user.id),

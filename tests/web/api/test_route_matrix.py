@@ -80,6 +80,10 @@ CALLER_SCOPED = {
     "/api/v1/me/channels",
     "/api/v1/me/channels/telegram/link",
     "/api/v1/me/channels/telegram",
+    "/api/v1/me/channels/feishu/link",
+    "/api/v1/me/channels/feishu",
+    "/api/v1/me/channels/slack/link",
+    "/api/v1/me/channels/slack",
     "/api/v1/me/notification-preferences",
     "/api/v1/push/public-key",  # the hub's own public key, the same for everyone
     "/api/v1/me/push-subscriptions",

@@ -28,10 +28,11 @@ AGENT_SAID = ["builder", "Site rebuild", "Tidy the dependencies and plan the mig
               "Sorting", "Plan ready", "plan", "Scan the repository", "dependency-report",
               "tasks", "approvals", "python", "javascript:alert('att')",
               "javascript:alert('artifact')", "true", "false"]  # fmt: skip
-PROPER_NAMES = ["LineUp Hub", "LineUp", "Telegram", "Claude Code", "Codex", "GitHub",
+PROPER_NAMES = ["LineUp Hub", "LineUp", "Telegram", "Slack", "Claude Code", "Codex", "GitHub",
                 "Web Push", "Python", "English", "iPhone", "iPad", "Chrome", "Firefox",
                 "Safari", "Android", "iOS", "Bearer", "base64url",
                 "Set up Telegram"]  # the title of a section of the hub's English docs  # fmt: skip
+PROPER_NAMES += ["Lark", "Set up Feishu / Lark"]  # Feishu's name abroad; a docs section's title
 # Addresses, paths, file names, emails, codes in snake_case, kebab-case or dotted (event
 # types), anything with a digit (ids, hashes, versions), `quoted commands`, rules as
 # coding agents write them (Bash(git push:*)), commands' flags, acronyms (API, SDK, UTC).

@@ -51,6 +51,8 @@ def codes_a_page_can_show() -> set[str]:
         | {f"{kind}_not_found" for kind in PATH_KINDS}  # hub.host.path_ids
         | {f"interaction_{status.value}" for status in InteractionStatus}
         | {"telegram_not_configured"}  # hub.channels.runtime, for the Telegram link
+        | {"feishu_not_configured"}  # the same, for the Feishu link
+        | {"slack_not_configured"}  # the same, for the Slack link
         | {"invalid_response", ACTION_CHANGED, EDIT_REFUSED}  # hub.protocol's answer rules
     )
 
@@ -75,7 +77,8 @@ def test_each_sentence_reads_in_chinese_with_its_values(code: str) -> None:
 
 
 def _proper_names(text: str) -> str:
-    return re.sub(r"API|NUL|Telegram|U\+0000|Europe/Berlin|Asia/Shanghai|7KQ2-M9XD|ID", "", text)
+    names = r"API|NUL|Telegram|Slack|U\+0000|Europe/Berlin|Asia/Shanghai|7KQ2-M9XD|ID"
+    return re.sub(names, "", text)
 
 
 async def test_login_and_signup_refusals_in_the_page_language(app: Quart, browser) -> None:  # type: ignore[no-untyped-def]

@@ -1,0 +1,46 @@
+// Settings → Slack: while a one-time code is shown, ask the hub every 1.5 s whether the
+// person's Slack account is linked yet, and say so without a reload. It stops when the code
+// expires or the account appears. Without this script a reload shows the same.
+// The name is Slack's (the person's own choice): set as text, never as markup.
+"use strict";
+
+(() => {
+  const POLL_MS = 1500;
+  const pending = document.querySelector("[data-slack-pending]");
+  const linked = document.querySelector("[data-slack-linked]");
+  if (!pending || !linked) return;
+  const expiresAt = Date.parse(pending.dataset.expiresAt || "");
+  const url = pending.dataset.channelsUrl;
+  if (!url || Number.isNaN(expiresAt)) return;
+
+  const show = (account) => {
+    const name = linked.querySelector("[data-slack-name]");
+    if (name) name.textContent = account.displayName || "Slack";
+    pending.hidden = true;
+    const again = document.querySelector("[data-slack-link-form]");
+    if (again) again.hidden = true;
+    linked.hidden = false;
+    if (window.LineUp && window.LineUp.announce) {
+      window.LineUp.announce(linked.querySelector("[role=status]").textContent);
+    }
+  };
+
+  const ask = async () => {
+    if (Date.now() > expiresAt) return; // the code no longer works: nothing will come
+    try {
+      const response = await fetch(url, { credentials: "same-origin", cache: "no-store" });
+      if (response.ok) {
+        const body = await response.json();
+        const account = (body.channels || []).find((c) => c.surface === "slack");
+        if (account) {
+          show(account);
+          return;
+        }
+      }
+    } catch (_error) {
+      // The hub is briefly away: the next round asks again.
+    }
+    window.setTimeout(ask, POLL_MS);
+  };
+  window.setTimeout(ask, POLL_MS);
+})();
