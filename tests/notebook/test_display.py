@@ -195,3 +195,13 @@ async def test_an_edited_field_is_sent_in_the_type_the_action_holds() -> None:
     assert "action" not in sent[0]
     assert sent[1]["action"] == {"batch": 250, "dry": True, "steps": ["a", "c"]}
     assert sent[1]["actionHash"] == sent[0]["actionHash"]  # bound to the action shown
+
+
+def test_every_surface_is_named_as_the_hub_names_it() -> None:
+    from hub.sdk.display import outcome_text
+
+    card = {"type": "approval", "options": [{"id": "approve", "label": "Approve"}]}
+    for via, said in (("slack", "Slack"), ("feishu", "Feishu"), ("policy", "the approval policy")):
+        assert f"Approve — by Ada via {said}" in str(
+            outcome_text(resolved(card, {"optionId": "approve"}, via))
+        )
