@@ -1,9 +1,9 @@
-"""Each card type answered in Feishu and in Slack, validated, and read-only everywhere after.
+"""Each card type answered in Feishu, validated, and read-only everywhere after.
 
-The web, email, Telegram and the notebook are answered over real sockets, against a hub
-process, in ``tests/e2e/parity``; Feishu and Slack are answered here, in process, until each
-has its class there (``tests/e2e/parity/surfaces``). Every surface's copy is checked
-read-only in every cell."""
+The web, email, Telegram, the notebook and Slack are answered over real sockets, against a
+hub process, in ``tests/e2e/parity``; Feishu is answered here, in process, until it has its
+class there (``tests/e2e/parity/surfaces``). Every surface's copy is checked read-only in
+every cell."""
 
 from __future__ import annotations
 
@@ -80,34 +80,7 @@ async def answer_on_feishu(feishu: FeishuPeer, kind: str, title: str) -> None:
         await feishu.press(ADA_ON_FEISHU, card, "Request changes", form=form)
 
 
-async def answer_on_slack(slack: SlackPeer, channel: str, kind: str, title: str) -> None:
-    card = await eventually(
-        lambda: next((m for m in slack.conversation(channel) if title in m.all_text), None)
-    )
-    if kind == "approval":
-        await slack.press(ADA_IN_SLACK, card, "Approve")
-    elif kind == "choice":
-        await slack.press(ADA_IN_SLACK, card, "United States")
-    elif kind == "multi":
-        await slack.press(ADA_IN_SLACK, card, "Submit")  # nothing ticked: told why, in place
-        await eventually(lambda: slack.told(ADA_IN_SLACK))
-        await slack.press(ADA_IN_SLACK, card, "", ticks=["Lint", "End to end"])
-        await slack.press(ADA_IN_SLACK, card, "Submit")
-    elif kind == "input":
-        await slack.press(ADA_IN_SLACK, card, "Answer")
-        modal = await eventually(lambda: slack.open_view(ADA_IN_SLACK))
-        refused = await slack.submit(ADA_IN_SLACK, modal, {"answer": "not an address"})
-        assert refused and "email address" in refused["errors"]["answer"]  # on the field
-        assert await slack.submit(ADA_IN_SLACK, modal, {"answer": "ops@example.com"}) is None
-    else:
-        await slack.press(ADA_IN_SLACK, card, "Request changes")
-        modal = await eventually(lambda: slack.open_view(ADA_IN_SLACK))
-        await slack.submit(ADA_IN_SLACK, modal, {"answer": "Add a rollback step"})
-    # A press is acknowledged before it is handled, as Slack wants: the message tells when.
-    await eventually(lambda: card.controls() == [])
-
-
-@pytest.mark.parametrize("surface", ["feishu", "slack"])
+@pytest.mark.parametrize("surface", ["feishu"])
 @pytest.mark.parametrize("kind", list(CARDS))
 async def test_card_answered_then_read_only_everywhere(
     make_hub,
@@ -140,10 +113,7 @@ async def test_card_answered_then_read_only_everywhere(
             )
         )
 
-        if surface == "feishu":
-            await answer_on_feishu(feishu, kind, card["title"])
-        else:
-            await answer_on_slack(slack, channel, kind, card["title"])
+        await answer_on_feishu(feishu, kind, card["title"])
 
         interaction = await Interaction.get(id=interaction_id)
         assert interaction.status == InteractionStatus.RESOLVED
@@ -152,7 +122,7 @@ async def test_card_answered_then_read_only_everywhere(
 
         # Read-only everywhere: the Telegram, Feishu and Slack copies turned to the outcome,
         # without controls...
-        via = {"feishu": "Feishu", "slack": "Slack"}[surface]
+        via = "Feishu"
         await eventually(lambda: f"by Ada via {via}" in message.text)
         assert message.buttons() == []
         await eventually(lambda: f"by Ada via {via}" in on_feishu.text)

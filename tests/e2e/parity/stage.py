@@ -3,14 +3,15 @@ person's surfaces, set up once (each costs seconds) and stopped whatever happene
 
 * the hub: ``lineup serve`` (``hub.testing.HubProcess``) on a database of its own, its
   public URL its own address, so every link in a mail or a message leads back to it;
-* an SMTP server (aiosmtpd) the hub mails to, and a Telegram Bot API server it long-polls
-  (``tests.channels.peers``);
+* an SMTP server (aiosmtpd) the hub mails to, a Telegram Bot API server it long-polls
+  (``tests.channels.peers``), and a Slack it reaches over Socket Mode
+  (``tests.channels.slack_peer``);
 * headless Chromium, signed in as Ada;
 * a Jupyter kernel running Ada's notebook inbox (``hub.notebook``);
 * an SDK agent on the LAP socket that asks every card, so what reaches the agent is checked
   as well as what every surface shows;
-* Ada (the workspace's owner, her Telegram account linked) and Bo, a member, the second
-  approver of a quorum.
+* Ada (the workspace's owner, her Telegram and Slack accounts linked) and Bo, a member,
+  the second approver of a quorum.
 """
 
 from __future__ import annotations
@@ -36,12 +37,16 @@ from hub.protocol.interactions import InteractionCard
 from hub.sdk import Agent, Backoff, Resolution, Task
 from hub.testing import HubProcess, TestDatabases, eventually, opened
 from tests.channels.peers import BotApiPeer, SmtpPeer
+from tests.channels.slack_peer import APP_TOKEN as SLACK_APP_TOKEN
+from tests.channels.slack_peer import BOT_TOKEN as SLACK_BOT_TOKEN
+from tests.channels.slack_peer import SlackPeer
 from tests.e2e.browser.conftest import CHROMIUM, CHROMIUM_ARGS, WAIT_MS
 from tests.e2e.parity.kernel import Kernel
 from tests.e2e.parity.kinds import Kind
 
 PASSWORD = "correct horse battery"
 ADA_TELEGRAM = 4242
+ADA_IN_SLACK = "U0ADA"
 WAIT_S = 30.0
 
 OPEN_INBOX = """
@@ -91,6 +96,8 @@ class Stage:
     bo: Person
     smtp: SmtpPeer
     bot_api: BotApiPeer
+    slack: SlackPeer
+    slack_channel: str  # Ada's conversation with the app
     browser: BrowserContext
     page: Page
     kernel: Kernel
@@ -178,6 +185,14 @@ class Stage:
         found: dict[str, Any] = await self.api("GET", f"/interactions/{card_id}")
         return found
 
+    async def finished(self, task_id: str) -> None:
+        """Wait until the agent's task ``task_id`` has ended (its cards all answered)."""
+
+        async def ended() -> bool:
+            return (await self.api("GET", f"/tasks/{task_id}"))["status"] == "succeeded"
+
+        await eventually(ended, within=WAIT_S)
+
     async def decisions(self, card_id: str) -> int:
         """How many times the card was decided: its ``interaction.resolved`` events."""
         events = await Event.filter(workspace_id=self.workspace_id, type="interaction.resolved")
@@ -196,12 +211,18 @@ async def staged(databases: TestDatabases, root: Path) -> AsyncIterator[Stage]:
         stack.callback(smtp.stop)
         await bot_api.start()
         stack.push_async_callback(bot_api.stop)
+        slack = SlackPeer()
+        await slack.start()
+        stack.push_async_callback(slack.stop)
         hub = HubProcess(
             database_url,
             root / "hub",
             LINEUP_SMTP_URL=smtp.url,
             LINEUP_TELEGRAM_BOT_TOKEN=bot_api.token,
             LINEUP_TELEGRAM_API_URL=bot_api.url,
+            LINEUP_SLACK_BOT_TOKEN=SLACK_BOT_TOKEN,
+            LINEUP_SLACK_APP_TOKEN=SLACK_APP_TOKEN,
+            LINEUP_SLACK_API_URL=slack.api_url,
             LINEUP_NOTIFY_AFTER_S="0",
             PYTHONFAULTHANDLER="1",
         )
@@ -238,6 +259,9 @@ async def staged(databases: TestDatabases, root: Path) -> AsyncIterator[Stage]:
 
         link, _ = await create_link_token(ada.user_id, "telegram")
         bot_api.send_text(ADA_TELEGRAM, f"/start {link}")
+        slack_channel = slack.person(ADA_IN_SLACK, "Ada")
+        slack_code, _ = await create_link_token(ada.user_id, "slack")
+        await slack.send_dm(ADA_IN_SLACK, slack_code)
         browser = await chromium.new_context(
             viewport={"width": 1280, "height": 900}, locale="en-GB"
         )
@@ -252,6 +276,9 @@ async def staged(databases: TestDatabases, root: Path) -> AsyncIterator[Stage]:
         await eventually(
             lambda: any("Linked" in m.text for m in bot_api.chat(ADA_TELEGRAM)), WAIT_S
         )
+        await eventually(
+            lambda: any("Linked" in m.text for m in slack.conversation(slack_channel)), WAIT_S
+        )
 
         code, _ = await create_pairing_code(
             workspace.id, secret_key=hub.env["LINEUP_SECRET_KEY"], ttl_s=600
@@ -263,7 +290,20 @@ async def staged(databases: TestDatabases, root: Path) -> AsyncIterator[Stage]:
             name="Deployer",
             backoff=Backoff(initial_s=0.05, maximum_s=0.5),
         )
-        stage = Stage(hub, workspace.id, ada, bo, smtp, bot_api, browser, page, kernel, agent)
+        stage = Stage(
+            hub,
+            workspace.id,
+            ada,
+            bo,
+            smtp,
+            bot_api,
+            slack,
+            slack_channel,
+            browser,
+            page,
+            kernel,
+            agent,
+        )
         agent.on_task(stage._arrived)
 
         @agent.on("interaction.resolved")

@@ -34,11 +34,12 @@ import random
 from tests.e2e.parity.surfaces.base import Fire, Surface, said
 from tests.e2e.parity.surfaces.mail import Email
 from tests.e2e.parity.surfaces.notebook import Notebook
+from tests.e2e.parity.surfaces.slack import Slack
 from tests.e2e.parity.surfaces.telegram import Telegram
 from tests.e2e.parity.surfaces.web import Web
 
 SURFACES: dict[str, type[Surface]] = {
-    surface.name: surface for surface in (Web, Email, Telegram, Notebook)
+    surface.name: surface for surface in (Web, Email, Telegram, Notebook, Slack)
 }
 
 
@@ -55,4 +56,15 @@ async def race(fires: dict[str, Fire], first: str) -> None:
     await asyncio.gather(*(after_a_moment(name, fire) for name, fire in fires.items()))
 
 
-__all__ = ["SURFACES", "Email", "Fire", "Notebook", "Surface", "Telegram", "Web", "race", "said"]
+__all__ = [
+    "SURFACES",
+    "Email",
+    "Fire",
+    "Notebook",
+    "Slack",
+    "Surface",
+    "Telegram",
+    "Web",
+    "race",
+    "said",
+]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from tests.e2e.parity.stage import Asked, Stage
+from tests.e2e.parity.stage import WAIT_S, Asked, Stage
 from tests.e2e.parity.surfaces.base import Fire, Surface
 
 _NOTICE = re.compile(r'<p class="notice" role="status">([^<]*)</p>')
@@ -86,12 +86,17 @@ class Web(Surface):
     async def ready(self, card: Asked) -> Fire:
         await self.shown(card)
         button = await self._fill(card, card.kind.answer)
-
-        handle = await button.element_handle()  # found now: the press is one round trip
+        # The race is a press on a page that still shows the card open: a live redraw in
+        # the same milliseconds (another surface's answer arriving) would take the form
+        # from under the press, and the press would then send nothing at all.
+        await self.page.evaluate("() => document.body.setAttribute('data-no-refresh', '')")
 
         async def fire() -> None:
-            async with self.page.expect_navigation() as navigation:
-                await handle.evaluate("button => button.click()")
+            # Every surface's press at once loads the hub: its answer may take a while.
+            async with self.page.expect_navigation(timeout=WAIT_S * 1000) as navigation:
+                # One round trip (no waiting for the button to be actionable), on the button
+                # as the page holds it now: a live refresh since may have redrawn the card.
+                await button.evaluate("button => button.click()")
             # The page the answer led to, as it came (a live refresh may redraw it since).
             self.raced[card.id] = await (await navigation.value).text()
 
