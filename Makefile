@@ -9,7 +9,7 @@ SERVE_EXTRAS := server,email,telegram,feishu,slack,push,a2a,mcp
 # Dockerfile is held to them.
 CONSTRAINTS := constraints.txt
 
-.PHONY: run test lint constraints coding-clis axe-core node typescript-sdk protocol-types test-sqlite test-postgres migrations clean chromium translations screenshots fuzz faults bench soak
+.PHONY: run test lint constraints coding-clis axe-core node typescript-sdk protocol-types mcp-conformance test-sqlite test-postgres migrations clean chromium translations screenshots fuzz faults bench soak
 
 # Reinstall when pyproject.toml or the pins change; otherwise the stamps keep `make` quick.
 # `.served` is the hub alone; `.installed` adds the test toolchain (and so serves too).
@@ -41,7 +41,7 @@ constraints: $(VENV)/.installed
 ## test: lint, then every test on SQLite and on a throwaway PostgreSQL; the two suites run
 ## side by side (each mostly waits on sockets and timers), each one's output shown whole
 ## when it ends
-test: $(VENV)/.installed chromium coding-clis axe-core node typescript-sdk lint
+test: $(VENV)/.installed chromium coding-clis axe-core node typescript-sdk mcp-conformance lint
 	$(MAKE) --no-print-directory -j2 --output-sync=target test-sqlite test-postgres
 
 ## lint: style, types, and the import rules of docs/architecture.md (contracts in pyproject)
@@ -77,14 +77,20 @@ soak: $(VENV)/.installed
 
 ## bench: speed and memory beside this machine's floor, on SQLite and on PostgreSQL with
 ## fsync on; prints the table and writes benchmarks/results.json (BENCH_ARGS=--quick); then
-## the time a coding agent's hook adds to a tool call, and from a card to its push, on both
-## databases; and every page and list of a workspace grown to 50,000 tasks beside 1,000
+## the time a coding agent's hook adds to a tool call, from a card to its push, and from a
+## remote A2A agent's change to its card (pushed, polled, streamed), on both databases; from
+## a person's answer to the MCP agent holding it (answered in the hub, or at the agent's
+## terminal), on both; and every page and list of a workspace grown to 50,000 tasks beside 1,000
 bench: $(VENV)/.installed
 	PG_FSYNC=on scripts/with-postgres $(BIN)/python -m benchmarks.run $(BENCH_ARGS)
 	$(BIN)/python -m benchmarks.hooks
 	PG_FSYNC=on scripts/with-postgres $(BIN)/python -m benchmarks.hooks
 	$(BIN)/python -m benchmarks.push
 	PG_FSYNC=on scripts/with-postgres $(BIN)/python -m benchmarks.push
+	$(BIN)/python -m benchmarks.a2a_push
+	PG_FSYNC=on scripts/with-postgres $(BIN)/python -m benchmarks.a2a_push
+	$(BIN)/python -m benchmarks.mcp_answers
+	PG_FSYNC=on scripts/with-postgres $(BIN)/python -m benchmarks.mcp_answers
 	$(BIN)/python -m benchmarks.big $(BENCH_ARGS)
 	PG_FSYNC=on scripts/with-postgres $(BIN)/python -m benchmarks.big $(BENCH_ARGS)
 
@@ -124,6 +130,11 @@ protocol-types: $(VENV)/.installed typescript-sdk
 	$(BIN)/python -m hub.protocol.schema | "$$(scripts/install-node)" \
 		sdk/typescript/scripts/generate-types.ts > sdk/typescript/src/protocol.generated.ts.new
 	mv sdk/typescript/src/protocol.generated.ts.new sdk/typescript/src/protocol.generated.ts
+
+## mcp-conformance: the official MCP conformance suite the MCP tests run against the hub's
+## /mcp/ (pinned, from npm, into .cache/mcp-conformance, with Node.js 22 beside it)
+mcp-conformance:
+	scripts/install-mcp-conformance > /dev/null
 
 ## axe-core: the accessibility checker the browser tests run in every page (pinned, from npm,
 ## into .cache/axe-core)

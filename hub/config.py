@@ -188,6 +188,13 @@ class Settings(BaseSettings):
         description="First delay between `GetTask` polls of a remote agent that does not "
         "stream; it doubles while nothing changes, up to 64 times this and at most 30 s.",
     )
+    a2a_push: bool = Field(
+        True,
+        description="Ask remote agents whose card offers push notifications to post each "
+        "change to `{public_url}/a2a/push/{task}` instead of being polled; each post only "
+        "makes the hub read the task at once. Turn off when remote agents cannot reach the "
+        "hub's public URL.",
+    )
     a2a_lease_s: float = Field(
         30.0,
         gt=0,
@@ -231,6 +238,13 @@ class Settings(BaseSettings):
         gt=0,
         description="An agent using MCP over HTTP (`/mcp/`) stays online this long after its "
         "client's last request ends.",
+    )
+    mcp_allowed_origins: str = Field(
+        "",
+        description="Web pages allowed to call `/mcp/` from a browser besides the hub's own "
+        "(`LINEUP_PUBLIC_URL`), comma-separated origins such as `http://localhost:6274`. A "
+        "request whose `Origin` is any other gets 403; one without `Origin` (not from a "
+        "browser) is let through to the credential check.",
     )
     log_level: str = Field("INFO", description="Python logging level.")
     log_format: Literal["text", "json"] = Field(

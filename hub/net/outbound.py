@@ -21,8 +21,10 @@ gateway as surely as ``127.0.0.1`` does.
 from __future__ import annotations
 
 import asyncio
+import functools
 import ipaddress
 import socket
+import ssl
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -188,11 +190,20 @@ class PinnedBackend(httpcore.AsyncNetworkBackend):
         await self._inner.sleep(seconds)
 
 
+@functools.cache
+def default_tls_context() -> ssl.SSLContext:
+    """httpx's default TLS context (certifi's roots, the host name checked), made once and
+    shared: making one reads the whole CA bundle (60 ms here), which every guarded client
+    paid, so every step of a remote call did (a read after a push among them)."""
+    return httpx.create_ssl_context()
+
+
 class GuardedTransport(httpx.AsyncBaseTransport):
     """An httpx transport whose connections go only to addresses the guard checked."""
 
     def __init__(self, *, allow_private: bool, **transport_options: Any) -> None:
         self.allow_private = allow_private
+        transport_options.setdefault("verify", default_tls_context())
         self._inner = httpx.AsyncHTTPTransport(**transport_options)
         # httpx takes no network backend, so the one of the pool it built is wrapped; the
         # pool (no proxy is configured) is httpcore's, which makes every connection there.

@@ -4,7 +4,9 @@ A plugin like any other (``lineup.plugins`` entry point), off unless ``LINEUP_A2
 The hub is the A2A client: a person adds a remote agent by URL (``POST
 /api/v1/workspaces/{ws}/remote-agents``) or the operator pins it (``LINEUP_A2A_PINNED``);
 it then appears with runtime ``a2a`` and takes tasks like a local agent. Only agents added
-or pinned ever appear (seed 003): the connector never lists a registry.
+or pinned ever appear (seed 003): the connector never lists a registry. A remote whose
+card offers push notifications posts its tasks' changes to ``/a2a/push/{task}``
+(``webhook``), which makes the hub read the task instead of polling it (``updates``).
 
 Needs the ``a2a`` extra (``pip install 'lineup-hub[a2a]'``) when enabled; a hub with the
 connector off does not import the SDK at all.
@@ -33,8 +35,13 @@ def init_app(app: Quart) -> None:
             f"LINEUP_A2A_ENABLED is on but the A2A SDK is missing ({error}).",
             hint="Install the extra: pip install 'lineup-hub[a2a]', or turn the connector off.",
         ) from None
+    from plugins.a2a_connector.webhook import push_blueprint
+
     connector = Connector(settings)
     app.extensions[REMOTE_AGENTS_EXTENSION] = connector
+    # Registered whether or not pushes are asked for: a remote may still hold the webhook
+    # of a task from before they were turned off, and its pushes are still hints.
+    app.register_blueprint(push_blueprint(settings.secret_key, connector.pushed))
 
     @app.while_serving
     async def _run_connector() -> AsyncGenerator[None, None]:

@@ -76,6 +76,8 @@ def read_card(data: Any, *, url: str) -> RemoteCard:
         "description": untrusted.text(data.get("description"), untrusted.DESCRIPTION_LIMIT),
         "version": untrusted.label(data.get("version")),
         "streaming": untrusted.flag(capabilities.get("streaming")),
+        # Whether the hub may ask it to post changes to a webhook (``push``).
+        "pushNotifications": untrusted.flag(capabilities.get("pushNotifications")),
         "skills": skills,
         "provider": untrusted.label((data.get("provider") or {}).get("organization"))
         if isinstance(data.get("provider"), dict)

@@ -9,7 +9,8 @@ stopped renewing (it died), and a loop of its own renews this process's leases â
 the pass, which may wait on the network for a pinned agent's card â€” and stops the runners
 whose lease another process took. The bus only wakes the pass early: a new task, a cancel
 request or an answer to a remote's card starts or wakes the runner at once instead of at
-the next pass.
+the next pass. So does a remote's push to the webhook (``webhook``), passed on to the
+driving process when another took it (``push_relay``).
 """
 
 from __future__ import annotations
@@ -43,6 +44,7 @@ from hub.net import check_outbound_url
 from hub.protocol.clock import utcnow
 from plugins.a2a_connector.agent_cards import fetch_card
 from plugins.a2a_connector.breaker import Breaker
+from plugins.a2a_connector.push_relay import PushListener, pass_on
 from plugins.a2a_connector.runner import CallRunner
 
 logger = logging.getLogger(__name__)
@@ -68,6 +70,12 @@ class Connector:
         self._loop: asyncio.Task[None] | None = None
         self._renewer: asyncio.Task[None] | None = None
         self._pins_done: set[tuple[str, str]] = set()
+        self._push_listener = (
+            PushListener(settings.resolved_database_url, self.wake_runner)
+            if settings.is_postgres
+            else None
+        )
+        self._listening: asyncio.Task[None] | None = None
 
     # --- adding agents (the JSON API's RemoteAgentAdder) ------------------------------------
 
@@ -86,6 +94,7 @@ class Connector:
             secret=secret,
             secret_key=self.settings.secret_key,
         )
+        await _learn_push_offer(agent.id, found.card)
         for listed, remote in await list_remote_agents(workspace_id):
             if listed.id == agent.id:
                 return remote_agent_view(listed, remote)
@@ -112,6 +121,21 @@ class Connector:
                 self._pins_done.add((pin.url, workspace_id))
 
     # --- running calls --------------------------------------------------------------------
+
+    async def pushed(self, call_id: str) -> None:
+        """The remote pushed a change of the call's task to the webhook (authentic, new):
+        its runner reads the task now, in this process or, on PostgreSQL, in the one that
+        drives the call (``push_relay``)."""
+        if not self.wake_runner(call_id) and self._push_listener is not None:
+            await pass_on(call_id)
+
+    def wake_runner(self, call_id: str) -> bool:
+        """Wake this process's runner of the call for a push; ``False`` if it has none."""
+        running = self._runners.get(call_id)
+        if running is None:
+            return False
+        running[0].pushed()
+        return True
 
     def on_event(self, event: PublishedEvent) -> None:
         if event.type not in WAKING_EVENTS:
@@ -205,21 +229,33 @@ class Connector:
         if self._loop is None:
             self._loop = asyncio.create_task(self._loop_forever(), name="a2a-connector")
             self._renewer = asyncio.create_task(self._renew_forever(), name="a2a-leases")
+        if self._push_listener is not None and self._listening is None:
+            self._listening = asyncio.create_task(self._push_listener.run(), name="a2a-pushes")
 
     async def stop(self) -> None:
         self.stopping = True
         self._wake.set()
         jobs = [job for _, job in self._runners.values()]
-        jobs.extend(job for job in (self._loop, self._renewer) if job is not None)
+        jobs.extend(job for job in (self._loop, self._renewer, self._listening) if job is not None)
         for job in jobs:
             job.cancel()
         await asyncio.gather(*jobs, return_exceptions=True)
-        self._loop = self._renewer = None
+        self._loop = self._renewer = self._listening = None
         self._runners.clear()
         try:  # another hub process takes the calls over now rather than when leases end
             await release_calls(self.owner)
         except Exception:  # the database may be gone already; the leases then just run out
             logger.warning("could not release remote calls on stop", exc_info=True)
+
+
+async def _learn_push_offer(agent_id: str, fetched: dict[str, Any]) -> None:
+    """A card stored before the hub read ``pushNotifications`` learns it when the agent is
+    added again; nothing else of a stored card changes (its endpoint stays what tasks in
+    flight were sent to)."""
+    remote = await RemoteAgent.get(id=agent_id)
+    if "pushNotifications" not in remote.card and "pushNotifications" in fetched:
+        remote.card = {**remote.card, "pushNotifications": fetched["pushNotifications"]}
+        await remote.save(update_fields=["card"])
 
 
 __all__ = ["Connector"]

@@ -9,7 +9,8 @@ restart, answers a card, or cancels:
   context;
 * a cancel request → ``CancelTask``;
 * otherwise → follow the task: ``SubscribeToTask`` (whose first event is the whole task)
-  when the card streams, else ``GetTask`` polling with backoff.
+  when the card streams, else ``GetTask`` when the remote pushes a change to the hub's
+  webhook, or polling with backoff (``plugins.a2a_connector.updates``).
 
 Network failures mark the remote unreachable, wait as the circuit breaker says, and retry;
 once the grace period passes without contact the task fails with ``remote_unreachable``.
@@ -52,6 +53,16 @@ from plugins.a2a_connector.errors import RemoteUnreachable
 from plugins.a2a_connector.states import FINAL_STATES, state_name
 from plugins.a2a_connector.translate import STILL_WORKING, TaskReporter, as_dict
 from plugins.a2a_connector.untrusted import identifier
+from plugins.a2a_connector.updates import (
+    POLL,
+    POLL_PUSH_REFUSED,
+    PUSH,
+    REFUSALS,
+    STREAM,
+    Updates,
+    webhook,
+)
+from plugins.a2a_connector.webhook import push_token, push_url
 
 logger = logging.getLogger(__name__)
 
@@ -70,8 +81,6 @@ NETWORK_ERRORS = (
 )
 TASK_LOST = "remote_task_lost"
 SIGNED_IN = "The person has completed the authorisation you asked for; please go on."
-MAX_POLL_DELAY_S = 30.0
-MAX_POLL_DOUBLINGS = 6  # a quiet task is polled at most 64 times less often than a busy one
 
 
 class RunnerHost(Protocol):
@@ -92,7 +101,12 @@ class CallRunner:
         self.connector = connector
         self.call_id = call_id
         self.wake = asyncio.Event()
-        self._poll_delay = connector.poll_interval_s
+        self.updates = Updates(connector.poll_interval_s)
+
+    def pushed(self) -> None:
+        """The remote posted a change to the webhook: read the task now."""
+        self.updates.pushed()
+        self.wake.set()
 
     async def run(self) -> None:
         while not self.connector.stopping:
@@ -153,16 +167,25 @@ class CallRunner:
                 await call.save(update_fields=["cancel_sent_at"])
                 return 0.0
             if call.remote_task_id is None:
+                if remote.streaming:  # the send itself streams the task's changes
+                    await self._choose_updates(call, remote, client)
                 text = task.title + (f"\n\n{task.description}" if task.description else "")
                 await self.consume(
                     call, reporter, client.send_message(self._request(task.id, text))
                 )
                 return 0.0
             if call.interaction_id and call.interaction_id != call.answered_interaction_id:
+                if self.updates.take_pushes() and await self._ended_meanwhile(
+                    call, reporter, client
+                ):
+                    return 0.0
                 return await self._answer(call, reporter, client)
             if call.last_state in FINAL_STATES:
                 return 0.0
             before = call.last_state
+            pushed = self.updates.take_pushes()
+            if not self.updates.registered:
+                await self._choose_updates(call, remote, client)
             # GetTask first, even when streaming: a remote refuses SubscribeToTask for a task
             # that ended while the hub was away, and this read carries that ending.
             current = await client.get_task(GetTaskRequest(id=call.remote_task_id))
@@ -171,16 +194,53 @@ class CallRunner:
                 request = SubscribeToTaskRequest(id=call.remote_task_id)
                 await self.consume(call, reporter, client.subscribe(request))
                 return 0.0 if call.last_state in FINAL_STATES else self.connector.poll_interval_s
-            # Backoff while nothing changes; back to quick polls once something does.
-            if call.last_state == before:
-                self._poll_delay = min(
-                    self._poll_delay * 2,
-                    self.connector.poll_interval_s * 2**MAX_POLL_DOUBLINGS,
-                    MAX_POLL_DELAY_S,
-                )
+            wait = self.updates.after_read(changed=call.last_state != before, pushed=pushed)
+            await self._show_updates(call)
+            return wait
+
+    async def _ended_meanwhile(self, call: RemoteCall, reporter: TaskReporter, client: Any) -> bool:
+        """A push while the person's card waits: the remote may have ended the task on its
+        side (cancelled there, given up waiting). Only an ending is taken from this read; the
+        hub task then ends and its card closes. Anything else waits for the person's answer,
+        as the card asks."""
+        assert call.remote_task_id is not None
+        current = as_dict(await client.get_task(GetTaskRequest(id=call.remote_task_id)))
+        status = current.get("status") if isinstance(current.get("status"), dict) else {}
+        if state_name(status.get("state")) not in FINAL_STATES:
+            return False
+        await reporter.apply_task(call, current)
+        return True
+
+    async def _choose_updates(self, call: RemoteCall, remote: RemoteAgent, client: Any) -> None:
+        """Stream, push or poll; for push, (re-)register the webhook, which a restarted hub
+        must do too: the remote may have lost it, or the hub's address changed."""
+        settings = self.connector.settings
+        if remote.streaming:
+            self.updates.registered_as(STREAM)
+        elif not (settings.a2a_push and remote.card.get("pushNotifications") is True):
+            self.updates.registered_as(POLL)
+        else:
+            assert call.remote_task_id is not None
+            config = webhook(
+                call.remote_task_id,
+                push_url(settings.resolved_public_url, call.id),
+                push_token(settings.secret_key, call.id),
+            )
+            try:
+                await client.create_task_push_notification_config(config)
+            except REFUSALS as error:
+                logger.info("remote agent %s refused the webhook: %s", remote.id, error)
+                self.updates.registered_as(POLL_PUSH_REFUSED)
             else:
-                self._poll_delay = self.connector.poll_interval_s
-            return self._poll_delay
+                self.updates.registered_as(PUSH)
+        await self._show_updates(call)
+
+    async def _show_updates(self, call: RemoteCall) -> None:
+        """Keep the way the task is followed on the ledger, where the task's page reads it."""
+        if call.updates != self.updates.mode:
+            logger.info("remote call %s is followed by %s now", call.id, self.updates.mode)
+            call.updates = self.updates.mode
+            await call.save(update_fields=["updates"])
 
     async def _answer(self, call: RemoteCall, reporter: TaskReporter, client: Any) -> float:
         interaction = await Interaction.get(id=call.interaction_id)

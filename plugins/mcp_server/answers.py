@@ -8,16 +8,13 @@ wait first; the default wait stays below the common five minutes.
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated
 
+from mcp.server.mcpserver.exceptions import ToolError
 from pydantic import Field
 
-from plugins.mcp_server.decisions import (
-    Cancelled,
-    cancelled_result,
-    decision_result,
-    pending_result,
-)
+from plugins.mcp_server.decisions import outcome_result, pending_result
+from plugins.mcp_server.results import Decision
 from plugins.mcp_server.toolbox import ToolContext, toolbox_of
 
 WaitSeconds = Annotated[
@@ -32,7 +29,7 @@ WaitSeconds = Annotated[
 ]
 
 
-async def wait_for(handle: str, title: str, wait: float | None, ctx: ToolContext) -> dict[str, Any]:
+async def wait_for(handle: str, title: str, wait: float | None, ctx: ToolContext) -> Decision:
     """What a tool returns for ``handle``: the answer, a cancellation, or, once ``wait``
     seconds (default: the server's setting) pass unanswered, the pending handle again."""
     box = toolbox_of(ctx)
@@ -42,21 +39,45 @@ async def wait_for(handle: str, title: str, wait: float | None, ctx: ToolContext
         await ctx.report_progress(elapsed, total, f"Waiting for a person: {title}")
 
     await tick(0, wait_s)
-    answer = await box.decisions.wait(handle, wait_s, tick)
-    if isinstance(answer, Cancelled):
-        return cancelled_result(answer)
-    return decision_result(answer) if answer else pending_result(handle, wait_s)
+    outcome = await box.decisions.wait(handle, wait_s, tick)
+    return outcome_result(outcome) if outcome else pending_result(handle, wait_s)
 
 
 async def get_decision(
     handle: Annotated[str, Field(description="The handle a pending asking tool returned.")],
     ctx: ToolContext,
     wait_seconds: WaitSeconds = None,
-) -> dict[str, Any]:
+) -> Decision:
     """Collect the person's answer to an earlier request, waiting up to wait_seconds.
 
     Returns the same shape as the asking tool would have: status 'decided' with the
     answer, or status 'pending' again.
     """
-    asked = toolbox_of(ctx).decisions.pending.get(handle)
+    decisions = toolbox_of(ctx).decisions
+    if not decisions.knows(handle):
+        raise ToolError(
+            f"unknown_handle: no request of yours has the handle {handle!r}. Use the handle an "
+            "asking tool returned (status 'pending'), or read lineup://interactions/pending "
+            "for the requests still open."
+        )
+    asked = decisions.pending.get(handle)
     return await wait_for(handle, asked.card.title if asked else handle, wait_seconds, ctx)
+
+
+async def wait_for_all(
+    handles: list[str], titles: list[str], wait: float | None, ctx: ToolContext
+) -> list[Decision]:
+    """``wait_for`` for several requests at once: one outcome per handle, in order."""
+    box = toolbox_of(ctx)
+    wait_s = box.wait_s if wait is None else wait
+    label = f"{len(handles)} requests: " + "; ".join(titles)
+
+    async def tick(elapsed: float, total: float) -> None:
+        await ctx.report_progress(elapsed, total, f"Waiting for a person: {label[:200]}")
+
+    await tick(0, wait_s)
+    outcomes = await box.decisions.wait_all(handles, wait_s, tick)
+    return [
+        outcome_result(o) if o is not None else pending_result(h, wait_s)
+        for h, o in outcomes.items()
+    ]

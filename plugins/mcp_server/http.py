@@ -5,9 +5,10 @@ same hub's ``/lap/v0.1`` (``hub.host.loopback_agents``: one path for everything 
 does); the stdio server and this one run the very same tools on the very same SDK. The
 agent is online while its client has a request open (a waiting tool call, the event
 stream) and for ``mcp_idle_s`` after the last one; then its MCP sessions and socket close,
-and the next request starts them again. DNS-rebinding protection is off: it guards servers
-that trust whoever can reach them, and every request here must carry the credential as a
-bearer token, which a rebinding page does not have.
+and the next request starts them again. The SDK's DNS-rebinding protection (a list of
+allowed hosts) is off: behind a proxy the hub's host names are the operator's business.
+``Origin`` is checked here instead (``origins.py``), before the credential, and every request
+must carry the credential as a bearer token, which a rebinding page does not have.
 """
 
 from __future__ import annotations
@@ -28,6 +29,8 @@ from hub.core.errors import HubError
 from hub.host.headers import hardened_send
 from hub.host.loopback_agents import LoopbackAgents, bearer, refuse
 from hub.sdk import Agent
+from plugins.mcp_server.origins import AllowedOrigins
+from plugins.mcp_server.replay import RECONNECT_AFTER_MS, RecentEvents
 from plugins.mcp_server.tools import Toolbox, build_server
 
 MOUNT = "/mcp"
@@ -53,6 +56,7 @@ class McpOverHttp:
     def __init__(self, inner: ASGIFramework, settings: Settings) -> None:
         self.inner = inner
         self.settings = settings
+        self.origins = AllowedOrigins(settings)
         self.agents: LoopbackAgents[_Served] = LoopbackAgents(
             settings,
             name="mcp-http",
@@ -73,6 +77,7 @@ class McpOverHttp:
         send = hardened_send(send)
         async with contextlib.AsyncExitStack() as stack:
             try:
+                self.origins.check(_header(scope, b"origin"))
                 credential = bearer(
                     scope,
                     what="MCP at /mcp/",
@@ -91,10 +96,14 @@ class McpOverHttp:
             await served.attached.app(inner_scope, receive, send)  # type: ignore[arg-type]
 
     def _attach(self, agent: Agent) -> _Served:
-        box = Toolbox.for_agent(agent, self.settings.mcp_wait_s)
+        box = Toolbox.for_agent(
+            agent, self.settings.mcp_wait_s, public_url=self.settings.resolved_public_url
+        )
         server = build_server(box)
         app = server.streamable_http_app(
             streamable_http_path="/",
+            event_store=RecentEvents(),
+            retry_interval=RECONNECT_AFTER_MS,
             session_idle_timeout=self.settings.mcp_idle_s,
             transport_security=TransportSecuritySettings(enable_dns_rebinding_protection=False),
         )
@@ -105,6 +114,11 @@ class McpOverHttp:
         """Close idle agents while serving; close every one before the hub stops."""
         async with self.agents.running():
             yield
+
+
+def _header(scope: Scope, name: bytes) -> str | None:
+    headers: list[tuple[bytes, bytes]] = list(scope.get("headers") or [])  # type: ignore[call-overload]
+    return next((v.decode("latin-1") for k, v in headers if k.lower() == name), None)
 
 
 async def _start_sessions(served: _Served) -> None:

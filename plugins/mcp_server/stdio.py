@@ -15,10 +15,11 @@ from plugins.mcp_server.tools import Toolbox, build_server
 
 async def serve_stdio(agent: Agent, wait_s: float) -> None:
     """Connect ``agent``, serve MCP on stdio until the client closes it, disconnect."""
-    box = Toolbox.for_agent(agent, wait_s)
-    server = build_server(box)
+    box = Toolbox.for_agent(agent, wait_s, public_url=agent.hub)
     await agent.start()
     try:
-        await server.run_stdio_async()
+        # Built once the agent is connected: a first start pairs, and the server's request
+        # state is sealed under the credential pairing gives.
+        await build_server(box).run_stdio_async()
     finally:
         await agent.close()

@@ -18,6 +18,7 @@ from pydantic import Field
 
 from hub.sdk import Agent, HubRefused
 from plugins.mcp_server.decisions import PROGRESS_EVERY_S, Decisions
+from plugins.mcp_server.task_board import TaskBoard
 from plugins.mcp_server.worklog import TrackedTask, Worklog
 
 
@@ -28,20 +29,37 @@ class Toolbox:
     agent: Agent
     decisions: Decisions
     worklog: Worklog
+    tasks: TaskBoard
     wait_s: float
+    # The hub's address as people open it (for a card's page), when known.
+    public_url: str = ""
 
     @classmethod
     def for_agent(
-        cls, agent: Agent, wait_s: float, progress_every_s: float = PROGRESS_EVERY_S
+        cls,
+        agent: Agent,
+        wait_s: float,
+        progress_every_s: float = PROGRESS_EVERY_S,
+        public_url: str = "",
     ) -> Toolbox:
         """Call before the agent starts, so no downlink passes before the handlers exist."""
-        return cls(agent, Decisions(agent, progress_every_s), Worklog(agent), wait_s)
+        decisions = Decisions(agent, progress_every_s)
+        tasks = TaskBoard(decisions)
+        return cls(agent, decisions, Worklog(agent), tasks, wait_s, public_url.rstrip("/"))
+
+    def card_page(self, handle: str) -> str:
+        """The page of the card ``handle`` on the hub, where a person answers it."""
+        return f"{self.public_url}/w/{self.agent.workspace_id}/interactions/{handle}"
 
     @asynccontextmanager
     async def lifespan(self, _server: object) -> AsyncIterator[Toolbox]:
         """The MCP server's lifespan: its state, which each tool call finds in its Context,
-        is this toolbox."""
-        yield self
+        is this toolbox. Tasks still waiting stop being followed when it ends (their cards
+        stay open in the hub, and a restarted server finds them again)."""
+        try:
+            yield self
+        finally:
+            await self.tasks.close()
 
 
 # The hub serves many agents in one process, each with its own server: a tool finds its

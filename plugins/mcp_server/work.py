@@ -6,18 +6,23 @@ is listed in ``lineup://tasks/open``), or the agent starts one with ``start_task
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Annotated, Literal
 
 from mcp.server.mcpserver.exceptions import ToolError
 from pydantic import Field
 
+from plugins.mcp_server.results import ArtifactAdded, MessagePosted, TaskView
 from plugins.mcp_server.toolbox import TaskId, ToolContext, checked, task_of, toolbox_of
 
 
 async def start_task(
-    title: Annotated[str, Field(min_length=1, max_length=500)],
+    title: Annotated[
+        str, Field(min_length=1, max_length=500, description="What the task is, in a line.")
+    ],
     ctx: ToolContext,
-    description: Annotated[str, Field("", max_length=10_000)] = "",
+    description: Annotated[
+        str, Field("", max_length=10_000, description="More about it, for the person.")
+    ] = "",
     task_id: Annotated[
         str | None,
         Field(None, description="Start a task a person assigned to you, instead of a new one."),
@@ -25,7 +30,7 @@ async def start_task(
     conversation_id: Annotated[
         str | None, Field(None, description="Conversation the task belongs to, if any.")
     ] = None,
-) -> dict[str, Any]:
+) -> TaskView:
     """Show the person a task you are working on; returns its taskId (status running).
 
     Use its taskId with report_progress, finish_task and the asking tools.
@@ -45,8 +50,10 @@ async def report_progress(
         str, Field(min_length=1, max_length=2000, description="One line: where you are.")
     ],
     ctx: ToolContext,
-    percent: Annotated[int | None, Field(None, ge=0, le=100)] = None,
-) -> dict[str, Any]:
+    percent: Annotated[
+        int | None, Field(None, ge=0, le=100, description="How far along, 0 to 100.")
+    ] = None,
+) -> TaskView:
     """Tell the person how a running task is going."""
     box = toolbox_of(ctx)
     task = task_of(box, task_id)
@@ -60,11 +67,13 @@ async def finish_task(
     outcome: Annotated[
         Literal["succeeded", "failed", "cancelled"], Field(description="How it ended.")
     ] = "succeeded",
-    summary: Annotated[str | None, Field(None, max_length=2000)] = None,
+    summary: Annotated[
+        str | None, Field(None, max_length=2000, description="One line on how it ended.")
+    ] = None,
     error: Annotated[
         str | None, Field(None, max_length=10_000, description="What went wrong, if failed.")
     ] = None,
-) -> dict[str, Any]:
+) -> TaskView:
     """End a task: succeeded, failed (say why in error) or cancelled."""
     box = toolbox_of(ctx)
     task = task_of(box, task_id)
@@ -76,11 +85,16 @@ async def finish_task(
 
 
 async def post_message(
-    content: Annotated[str, Field(min_length=1, max_length=200_000)],
+    content: Annotated[
+        str, Field(min_length=1, max_length=200_000, description="The message (plain text).")
+    ],
     ctx: ToolContext,
     task_id: TaskId = None,
-    conversation_id: Annotated[str | None, Field(None)] = None,
-) -> dict[str, Any]:
+    conversation_id: Annotated[
+        str | None,
+        Field(None, description="The conversation to write to; default: the task's."),
+    ] = None,
+) -> MessagePosted:
     """Write a message to the person in a conversation (the task's, if you name a task)."""
     box = toolbox_of(ctx)
     conversation = conversation_id
@@ -98,15 +112,21 @@ async def post_message(
 
 
 async def add_artifact(
-    name: Annotated[str, Field(min_length=1, max_length=500)],
+    name: Annotated[
+        str, Field(min_length=1, max_length=500, description="What the result is called.")
+    ],
     url: Annotated[
         str, Field(min_length=1, max_length=2000, description="Where the result lives.")
     ],
     ctx: ToolContext,
     task_id: TaskId = None,
-    mime_type: Annotated[str | None, Field(None, max_length=200)] = None,
-    summary: Annotated[str | None, Field(None, max_length=2000)] = None,
-) -> dict[str, Any]:
+    mime_type: Annotated[
+        str | None, Field(None, max_length=200, description="Its media type, if known.")
+    ] = None,
+    summary: Annotated[
+        str | None, Field(None, max_length=2000, description="One line on what it holds.")
+    ] = None,
+) -> ArtifactAdded:
     """Attach a result (a report, a build, a pull request) to a task for the person."""
     box = toolbox_of(ctx)
     artifact_id = await checked(

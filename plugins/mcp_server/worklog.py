@@ -13,6 +13,7 @@ from typing import Any
 from hub.sdk import Agent, Downlink
 from hub.sdk.ids import new_id
 from hub.sdk.task import TERMINAL
+from plugins.mcp_server.results import TaskView
 
 
 @dataclass
@@ -27,7 +28,7 @@ class TrackedTask:
     summary: str | None = None
     cancel_requested: bool = False
 
-    def wire(self) -> dict[str, Any]:
+    def wire(self) -> TaskView:
         return {
             "taskId": self.id,
             "title": self.title,

@@ -90,6 +90,7 @@ async def hub(db: str, tmp_path: Path, bot_api: BotApiPeer) -> AsyncIterator[Liv
         LINEUP_TELEGRAM_BOT_TOKEN=bot_api.token,
         LINEUP_TELEGRAM_API_URL=bot_api.url,
         LINEUP_MCP_IDLE_S="30",
+        LINEUP_MCP_ALLOWED_ORIGINS="http://localhost:6274",
     ) as running:
         token, _ = await create_link_token(running.user_id, "telegram")
         bot_api.send_text(ADA, f"/start {token}")
@@ -109,7 +110,7 @@ def _client_env(tmp_path: Path) -> dict[str, str]:
     return env
 
 
-async def _confirmed_agent(hub: LiveHub, name: str) -> str:
+async def confirm_paired_agent(hub: LiveHub, name: str) -> str:
     async def pending() -> str | None:
         agents = (await hub.api("GET", "/agents"))["agents"]
         return next((a["id"] for a in agents if a["status"] == "pending"), None)
@@ -121,10 +122,11 @@ async def _confirmed_agent(hub: LiveHub, name: str) -> str:
 
 @contextlib.asynccontextmanager
 async def stdio_agent(
-    hub: LiveHub, state_dir: Path, *extra: str, confirm: bool = True
+    hub: LiveHub, state_dir: Path, *extra: str, confirm: bool = True, **options: Any
 ) -> AsyncIterator[McpAgent]:
     """``lineup mcp`` started by the MCP client, paired with a fresh code on its first start
-    (later starts use the stored credential; the agent is confirmed once, the first time)."""
+    (later starts use the stored credential; the agent is confirmed once, the first time).
+    ``options`` are those of ``mcp.Client``."""
     command = [
         *("-m", "hub.cli", "mcp", "--hub", hub.url, "--name", "Claude Code"),
         *("--pair", await hub.pairing_code(), "--state-dir", str(state_dir), *extra),
@@ -133,9 +135,9 @@ async def stdio_agent(
         command=sys.executable, args=command, env=_client_env(state_dir), cwd=str(state_dir)
     )
     state_dir.mkdir(parents=True, exist_ok=True)
-    async with Client(parameters) as client:
+    async with Client(parameters, **options) as client:
         if confirm:
-            agent_id = await _confirmed_agent(hub, "Claude Code")
+            agent_id = await confirm_paired_agent(hub, "Claude Code")
         else:
             agent_id = (await hub.api("GET", "/agents"))["agents"][0]["id"]
         yield McpAgent(client, hub, agent_id)
@@ -160,16 +162,19 @@ async def paired_credential(hub: LiveHub, state_dir: Path) -> str:
 
 
 @contextlib.asynccontextmanager
-async def http_agent(hub: LiveHub, credential: str) -> AsyncIterator[McpAgent]:
-    """The official client on the hub's ``/mcp/`` with the credential as bearer token."""
+async def http_agent(hub: LiveHub, credential: str, **options: Any) -> AsyncIterator[McpAgent]:
+    """The official client on the hub's ``/mcp/`` with the credential as bearer token;
+    ``options`` are those of ``mcp.Client`` (``mode="legacy"`` for the 2025-11-25
+    handshake instead of 2026-07-28, ``elicitation_callback``, ``extensions``)."""
     http = httpx2.AsyncClient(
         headers={"Authorization": f"Bearer {credential}"},
         timeout=httpx2.Timeout(30, read=300),
     )
-    async with http, Client(streamable_http_client(f"{hub.url}/mcp/", http_client=http)) as client:
+    transport = streamable_http_client(f"{hub.url}/mcp/", http_client=http)
+    async with http, Client(transport, **options) as client:
         agents = (await hub.api("GET", "/agents"))["agents"]
         pending = [a for a in agents if a["status"] == "pending"]
-        agent_id = await _confirmed_agent(hub, "Cursor") if pending else agents[0]["id"]
+        agent_id = await confirm_paired_agent(hub, "Cursor") if pending else agents[0]["id"]
         yield McpAgent(client, hub, agent_id)
 
 

@@ -153,19 +153,19 @@ async def test_an_exact_action_comes_back_as_the_person_edited_it(
 async def test_a_tool_call_cannot_make_a_high_risk_card_approve_itself_on_expiry(
     hub: LiveHub, connect: Any, tmp_path: Path
 ) -> None:
-    """The tools take no policy: one slipped into the arguments is refused, or it is not
-    the card's, which then denies on expiry as every high-risk card does."""
+    """The tools take a policy, and the hub checks it as it checks any agent's: by default
+    an expiry may approve only low- and medium-risk cards, so this one is refused, and
+    nothing is asked."""
     async with connect(hub, tmp_path / "agent") as agent:
         result = await agent.client.call_tool(
             "request_approval",
             {
                 "action": "Drop the old orders table",
                 "risk": "high",
-                "policy": {"onExpiry": "approve"},
+                "policy": {"expires_in_seconds": 60, "on_expiry": "approve"},
                 "wait_seconds": 0,
             },
         )
-        card = await waiting_card(hub, "Drop the old orders table")
-    assert result.is_error or result.structured_content["status"] == "pending"
-    assert card["card"]["risk"] == "high"
-    assert card["policy"] is None and "policy" not in card["card"]
+        assert result.is_error
+        assert "expiry_approval_not_allowed" in result.content[0].text  # type: ignore[union-attr]
+        assert (await hub.api("GET", "/inbox"))["waitingForMe"] == []

@@ -34,17 +34,20 @@ async def test_two_servers_in_one_process_each_serve_their_own_agent(tmp_path: P
             listed = json.loads(opened.contents[0].text)  # type: ignore[union-attr]
             assert [t["taskId"] for t in listed] == tasks
 
-        for client, title in ((one, "Ship?"), (other, "int_1")):
-            progress = Progress()
-            result = await client.call_tool(
-                "get_decision", {"handle": "int_1"}, progress_callback=progress
-            )
-            answer = result.structured_content or {}
-            assert (answer["status"], answer["handle"], answer["waitedSeconds"]) == (
-                "pending",
-                "int_1",
-                0,
-            )
-            assert progress.seen == [(0, 0, f"Waiting for a person: {title}")]
+        progress = Progress()
+        result = await one.call_tool(
+            "get_decision", {"handle": "int_1"}, progress_callback=progress
+        )
+        answer = result.structured_content or {}
+        assert (answer["status"], answer["handle"], answer["waitedSeconds"]) == (
+            "pending",
+            "int_1",
+            0,
+        )
+        assert progress.seen == [(0, 0, "Waiting for a person: Ship?")]
+
+        # The other agent never asked it: no waiting on someone else's card.
+        refused = await other.call_tool("get_decision", {"handle": "int_1"})
+        assert refused.is_error and "unknown_handle" in refused.content[0].text  # type: ignore[union-attr]
     for box in (first, second):
         await box.agent.close()

@@ -190,6 +190,9 @@ async def remote_call_view(task_id: str) -> dict[str, Any] | None:
 
     ``state`` is the remote's own word (``working``, ``input-required``, …, or ``unknown``
     for any state the hub cannot place): a person sees it as such, beside the hub status.
+    ``updates`` says how the hub learns of its changes (``stream``, ``push``, ``poll``, or
+    polling because pushes stopped, ``poll-push-silent``, or were refused,
+    ``poll-push-refused``; ``None`` before the remote took the task).
     """
     call = await RemoteCall.filter(id=task_id).first()
     if call is None:
@@ -199,6 +202,8 @@ async def remote_call_view(task_id: str) -> dict[str, Any] | None:
         "taskId": call.remote_task_id,
         "contextId": call.context_id,
         "lastContactAt": iso(call.last_contact_at),
+        "updates": call.updates or None,
+        "lastPushAt": iso(call.last_push_at),
     }
 
 

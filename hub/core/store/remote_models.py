@@ -12,7 +12,8 @@ restart. Replaying the log never touches them.
   key is the task id, so of two hub processes only one claims a task): the remote task and
   context ids, the last remote state, and the times a person looks for when a remote is down.
   ``owner`` and ``lease_expires_at`` say which hub process drives it
-  (``hub.core.agents.remote_calls``).
+  (``hub.core.agents.remote_calls``). ``updates`` says how the hub learns of the remote's
+  changes (a stream, pushes to its webhook, or polling, and why), for the person watching.
 """
 
 from __future__ import annotations
@@ -63,6 +64,10 @@ class RemoteCall(Model):
     started_at = fields.DatetimeField()
     updated_at = fields.DatetimeField()
     last_contact_at = fields.DatetimeField(null=True)
+    # "", "stream", "push", "poll", "poll-push-silent" or "poll-push-refused"
+    # (``plugins.a2a_connector.updates``), and when the remote last pushed a change.
+    updates = fields.CharField(max_length=40, default="", db_default="")
+    last_push_at = fields.DatetimeField(null=True)
 
     class Meta:
         table = "remote_call"

@@ -3,6 +3,8 @@
 Each behaviour the hub must handle is one small ``AgentExecutor``. ``serve_remote`` runs one
 on a free port with the SDK's own routes (JSON-RPC with v0.3 compatibility on), and serves
 either the SDK's v1.0 card or a hand-written v0.3 card, so the hub meets both generations.
+With ``push=True`` the remote offers push notifications and sends them with the SDK's own
+sender (``Pushes``), which a test can silence to play a remote whose pushes stopped.
 """
 
 from __future__ import annotations
@@ -15,12 +17,20 @@ from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
+import httpx
 import uvicorn
 from a2a.server.agent_execution import AgentExecutor, RequestContext
 from a2a.server.events import EventQueue
 from a2a.server.request_handlers import DefaultRequestHandler
 from a2a.server.routes import create_agent_card_routes, create_jsonrpc_routes
-from a2a.server.tasks import InMemoryTaskStore, TaskUpdater
+from a2a.server.tasks import (
+    BasePushNotificationSender,
+    InMemoryPushNotificationConfigStore,
+    InMemoryTaskStore,
+    PushNotificationSender,
+    TaskUpdater,
+)
+from a2a.server.tasks.push_notification_sender import PushNotificationEvent
 from a2a.types.a2a_pb2 import (
     AgentCapabilities,
     AgentCard,
@@ -108,6 +118,21 @@ class AsksInput(Base):
         await updater.complete(say(updater, f"Painted it {self.inputs[-1]}."))
 
 
+class AsksWhenReleased(Base):
+    """Works until released, asks which colour, then paints once released again (a test
+    clears ``release`` before it answers)."""
+
+    async def work(self, context: RequestContext, updater: TaskUpdater) -> None:
+        if len(self.inputs) == 1:
+            await updater.start_work(say(updater, "Looking at it."))
+            await self.release.wait()
+            await updater.requires_input(say(updater, "Which colour should the button be?"))
+            return
+        await updater.start_work(say(updater, "Painting."))
+        await self.release.wait()
+        await updater.complete(say(updater, f"Painted it {self.inputs[-1]}."))
+
+
 class Fails(Base):
     async def work(self, context: RequestContext, updater: TaskUpdater) -> None:
         await updater.start_work(say(updater, "Trying."))
@@ -155,9 +180,43 @@ def _struct(data: dict[str, Any]) -> Any:
 
 
 @dataclass
+class SentPush:
+    url: str
+    headers: dict[str, str]
+    body: bytes
+    status: int
+
+
+class Pushes(PushNotificationSender):
+    """The SDK's push sender (``BasePushNotificationSender``), recording what it sent and
+    how the hub answered; while ``muted`` it sends nothing and counts what it held back."""
+
+    def __init__(self, store: InMemoryPushNotificationConfigStore) -> None:
+        self.sent: list[SentPush] = []
+        self.held_back = 0
+        self.muted = False
+        self.http = httpx.AsyncClient(timeout=10, event_hooks={"response": [self._record]})
+        self._sender = BasePushNotificationSender(self.http, store)
+
+    async def _record(self, response: httpx.Response) -> None:
+        await response.aread()
+        request = response.request
+        self.sent.append(
+            SentPush(str(request.url), dict(request.headers), request.content, response.status_code)
+        )
+
+    async def send_notification(self, task_id: str, event: PushNotificationEvent) -> None:
+        if self.muted:
+            self.held_back += 1
+            return
+        await self._sender.send_notification(task_id, event)
+
+
+@dataclass
 class Remote:
     url: str
     executor: Base
+    pushes: Pushes | None = None
     requests: list[dict[str, Any]] = field(default_factory=list)
     # JSON-RPC calls as they arrive, and how many of each method are being answered at once
     # at most (a stream is being answered for as long as it stays open).
@@ -166,12 +225,14 @@ class Remote:
     peak_calls: dict[str, int] = field(default_factory=dict)
 
 
-def v1_card(url: str, *, name: str, streaming: bool, extra: dict[str, Any]) -> AgentCard:
+def v1_card(
+    url: str, *, name: str, streaming: bool, extra: dict[str, Any], push: bool = False
+) -> AgentCard:
     card = AgentCard(
         name=name,
         description="A test agent. " + str(extra.get("description", "")),
         version="1.2.3",
-        capabilities=AgentCapabilities(streaming=streaming),
+        capabilities=AgentCapabilities(streaming=streaming, push_notifications=push),
         default_input_modes=["text/plain"],
         default_output_modes=["text/plain"],
         skills=[AgentSkill(id="paint", name="Paint buttons", description="Paints.", tags=["ui"])],
@@ -182,7 +243,9 @@ def v1_card(url: str, *, name: str, streaming: bool, extra: dict[str, Any]) -> A
     return card
 
 
-def v03_card(url: str, *, name: str, streaming: bool, extra: dict[str, Any]) -> dict[str, Any]:
+def v03_card(
+    url: str, *, name: str, streaming: bool, extra: dict[str, Any], push: bool = False
+) -> dict[str, Any]:
     """A card as a v0.3 server writes it: ``url`` and ``protocolVersion`` at the top."""
     return {
         "name": name,
@@ -191,7 +254,7 @@ def v03_card(url: str, *, name: str, streaming: bool, extra: dict[str, Any]) -> 
         "preferredTransport": "JSONRPC",
         "protocolVersion": "0.3.0",
         "version": "0.9",
-        "capabilities": {"streaming": streaming},
+        "capabilities": {"streaming": streaming, "pushNotifications": push},
         "defaultInputModes": ["text/plain"],
         "defaultOutputModes": ["text/plain"],
         "skills": [{"id": "paint", "name": "Paint buttons", "description": "x", "tags": []}],
@@ -209,25 +272,38 @@ async def serve_remote(
     card: dict[str, Any] | None = None,
     extra_routes: list[tuple[str, Any]] | None = None,
     port: int = 0,
+    push: bool = False,
+    push_card: bool | None = None,
 ) -> AsyncIterator[Remote]:
     """Serve ``executor`` on a free loopback port until the block ends.
 
-    ``card`` replaces the served card's JSON outright (for hostile cards).
+    ``card`` replaces the served card's JSON outright (for hostile cards). ``push`` keeps
+    webhooks and sends pushes; ``push_card`` is what the card says of it (``push`` unless
+    given: a card may offer pushes its server then refuses).
     """
     listener = socket.socket()
     listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # a restart on one port
     listener.bind(("127.0.0.1", port))
     port = listener.getsockname()[1]
     url = f"http://127.0.0.1:{port}"
-    sdk_card = v1_card(url, name=name, streaming=streaming, extra={})
+    offered = push if push_card is None else push_card
+    sdk_card = v1_card(url, name=name, streaming=streaming, extra={}, push=offered)
+    store = InMemoryPushNotificationConfigStore() if push else None
+    pushes = Pushes(store) if store is not None else None
     handler = DefaultRequestHandler(
-        agent_executor=executor, task_store=InMemoryTaskStore(), agent_card=sdk_card
+        agent_executor=executor,
+        task_store=InMemoryTaskStore(),
+        agent_card=sdk_card,
+        push_config_store=store,
+        push_sender=pushes,
     )
-    remote = Remote(url, executor)
+    remote = Remote(url, executor, pushes)
     routes = create_jsonrpc_routes(handler, "/a2a", enable_v0_3_compat=True)
     if card is not None or version != "1.0":
         served = (
-            card if card is not None else v03_card(url, name=name, streaming=streaming, extra={})
+            card
+            if card is not None
+            else v03_card(url, name=name, streaming=streaming, extra={}, push=offered)
         )
 
         async def card_route(request: Request) -> JSONResponse:
@@ -287,6 +363,8 @@ async def serve_remote(
             await _stop(server, serving, handler)
         finally:
             listener.close()
+            if pushes is not None:
+                await pushes.http.aclose()
 
 
 STOP_WITHIN_S = 10.0

@@ -30,6 +30,20 @@ async def test_adding_by_url_shows_the_card_and_lists_it_as_an_a2a_agent(person:
     assert [a["id"] for a in remotes["agents"]] == [agent["id"]]
 
 
+async def test_a_card_stored_before_pushes_were_read_learns_them_when_added_again(
+    person: Person,
+) -> None:
+    async with serve_remote(Instant(), streaming=False, push=True) as remote:
+        agent = await person.add_remote(remote.url)
+        assert agent["remote"]["card"]["pushNotifications"] is True
+        stored = await RemoteAgent.get(id=agent["id"])
+        older = {k: v for k, v in stored.card.items() if k != "pushNotifications"}
+        await RemoteAgent.filter(id=agent["id"]).update(card=older, endpoint_url="http://kept")
+        again = await person.add_remote(remote.url)
+    assert again["remote"]["card"] == {**older, "pushNotifications": True}
+    assert (await RemoteAgent.get(id=agent["id"])).endpoint_url == "http://kept"
+
+
 async def test_adding_the_same_url_again_returns_the_same_agent(person: Person) -> None:
     async with serve_remote(Instant()) as remote:
         first = await person.add_remote(remote.url)

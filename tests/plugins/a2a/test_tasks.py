@@ -52,6 +52,7 @@ async def test_a_slow_agent_reports_progress_then_an_artifact(
         task_id = await person.task_for(agent["id"], "Write the report")
         detail = await person.wait_task(task_id, lambda d: d["summary"] == "step 1 of 3")
         assert detail["status"] == "running"
+        assert detail["remote"]["updates"] == ("stream" if streaming else "poll")
         executor.release.set()
         detail = await person.wait_task(task_id, ended)
     assert detail["status"] == "succeeded"

@@ -20,7 +20,7 @@ import pytest
 from hub.core.store.remote_models import RemoteCall
 from hub.testing import HubProcess, eventually, opened
 from hub.testing import test_postgres_url as postgres_url
-from tests.plugins.a2a.peers import Slow, serve_remote
+from tests.plugins.a2a.peers import AsksWhenReleased, Slow, serve_remote
 
 pytestmark = pytest.mark.skipif(
     postgres_url() is None, reason="several hub processes share one PostgreSQL"
@@ -128,3 +128,47 @@ async def test_one_process_drives_a_call_and_another_takes_over_when_it_dies(
         assert summaries.count(report) == 1, report
     kinds = [e["type"] for e in detail["timeline"]]
     assert kinds.count("task.accepted") == 1 and kinds.count("artifact.created") == 1
+
+
+async def test_a_push_taken_by_the_process_that_does_not_drive_the_call_wakes_the_driver(
+    database_url: str, tmp_path: Path
+) -> None:
+    """As behind a load balancer: both processes answer the one public URL, here the second
+    one's, where the remote posts its pushes; the first drives the call. Its slowest read is
+    30 s apart, so the card that comes sooner came by the push the second passed on."""
+    executor = AsksWhenReleased()
+    env = {**ENV, "LINEUP_A2A_POLL_INTERVAL_S": "600", "LINEUP_A2A_LEASE_S": "30"}
+    driver, receiver = (HubProcess(database_url, tmp_path / name, **env) for name in "ab")
+    driver.env["LINEUP_PUBLIC_URL"] = receiver.env["LINEUP_PUBLIC_URL"] = receiver.url
+    try:
+        await asyncio.to_thread(driver.start)  # alone: it is the one that claims the call
+        workspace, token = await person_on(driver)
+        async with (
+            serve_remote(executor, streaming=False, push=True) as remote,
+            api(driver, workspace, token) as first,
+        ):
+            assert remote.pushes is not None
+            agent = (await first.post("/remote-agents", json={"url": remote.url})).json()
+            created = await first.post(
+                "/tasks", json={"title": "Paint the button", "targetAgentId": agent["id"]}
+            )
+            path = f"/tasks/{created.json()['id']}"
+            await eventually(
+                lambda: detail_once(first, path, lambda d: d["remote"]["updates"] == "push")
+            )
+            await asyncio.to_thread(receiver.start)
+            executor.release.set()
+            detail = await eventually(
+                lambda: detail_once(first, path, lambda d: d["status"] == "waiting_for_human"),
+                within=20,
+            )
+            assert {p.url.split("/a2a/")[0] for p in remote.pushes.sent} == {receiver.url}
+            # At the start, then one read per push at most.
+            assert 2 <= remote.methods.count("GetTask") <= 1 + len(remote.pushes.sent)
+            async with opened(database_url):
+                owner = (await RemoteCall.get(id=path.rsplit("/", 1)[1])).owner
+            assert owner is not None and int(owner.split(":")[1]) == driver.process.pid  # type: ignore[union-attr]
+    finally:
+        for hub in (driver, receiver):
+            await asyncio.to_thread(hub.stop)
+    assert detail["remote"]["lastPushAt"] is not None
