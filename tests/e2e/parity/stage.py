@@ -4,14 +4,15 @@ person's surfaces, set up once (each costs seconds) and stopped whatever happene
 * the hub: ``lineup serve`` (``hub.testing.HubProcess``) on a database of its own, its
   public URL its own address, so every link in a mail or a message leads back to it;
 * an SMTP server (aiosmtpd) the hub mails to, a Telegram Bot API server it long-polls
-  (``tests.channels.peers``), and a Slack it reaches over Socket Mode
-  (``tests.channels.slack_peer``);
+  (``tests.channels.peers``), a Slack it reaches over Socket Mode
+  (``tests.channels.slack_peer``) and a Feishu platform it holds a long connection to
+  (``tests.channels.feishu_peer``);
 * headless Chromium, signed in as Ada;
 * a Jupyter kernel running Ada's notebook inbox (``hub.notebook``);
 * an SDK agent on the LAP socket that asks every card, so what reaches the agent is checked
   as well as what every surface shows;
-* Ada (the workspace's owner, her Telegram and Slack accounts linked) and Bo, a member,
-  the second approver of a quorum.
+* Ada (the workspace's owner, her Telegram, Slack and Feishu accounts linked) and Bo, a
+  member, the second approver of a quorum.
 """
 
 from __future__ import annotations
@@ -36,6 +37,8 @@ from hub.core.store.models import Event, Membership, Role
 from hub.protocol.interactions import InteractionCard
 from hub.sdk import Agent, Backoff, Resolution, Task
 from hub.testing import HubProcess, TestDatabases, eventually, opened
+from tests.channels.conftest import feishu_chat
+from tests.channels.feishu_peer import FeishuPeer
 from tests.channels.peers import BotApiPeer, SmtpPeer
 from tests.channels.slack_peer import APP_TOKEN as SLACK_APP_TOKEN
 from tests.channels.slack_peer import BOT_TOKEN as SLACK_BOT_TOKEN
@@ -47,6 +50,7 @@ from tests.e2e.parity.kinds import Kind
 PASSWORD = "correct horse battery"
 ADA_TELEGRAM = 4242
 ADA_IN_SLACK = "U0ADA"
+ADA_ON_FEISHU = "ou_ada"
 WAIT_S = 30.0
 
 OPEN_INBOX = """
@@ -98,6 +102,8 @@ class Stage:
     bot_api: BotApiPeer
     slack: SlackPeer
     slack_channel: str  # Ada's conversation with the app
+    feishu: FeishuPeer
+    feishu_chat: str  # Ada's chat with the bot
     browser: BrowserContext
     page: Page
     kernel: Kernel
@@ -214,6 +220,9 @@ async def staged(databases: TestDatabases, root: Path) -> AsyncIterator[Stage]:
         slack = SlackPeer()
         await slack.start()
         stack.push_async_callback(slack.stop)
+        feishu = FeishuPeer()
+        await feishu.start()
+        stack.push_async_callback(feishu.stop)
         hub = HubProcess(
             database_url,
             root / "hub",
@@ -223,6 +232,11 @@ async def staged(databases: TestDatabases, root: Path) -> AsyncIterator[Stage]:
             LINEUP_SLACK_BOT_TOKEN=SLACK_BOT_TOKEN,
             LINEUP_SLACK_APP_TOKEN=SLACK_APP_TOKEN,
             LINEUP_SLACK_API_URL=slack.api_url,
+            LINEUP_FEISHU_APP_ID=feishu.app_id,
+            LINEUP_FEISHU_APP_SECRET=feishu.app_secret,
+            LINEUP_FEISHU_VERIFICATION_TOKEN=feishu.verification_token,
+            LINEUP_FEISHU_ENCRYPT_KEY=feishu.encrypt_key,
+            LINEUP_FEISHU_API_URL=feishu.url,
             LINEUP_NOTIFY_AFTER_S="0",
             PYTHONFAULTHANDLER="1",
         )
@@ -262,6 +276,10 @@ async def staged(databases: TestDatabases, root: Path) -> AsyncIterator[Stage]:
         slack_channel = slack.person(ADA_IN_SLACK, "Ada")
         slack_code, _ = await create_link_token(ada.user_id, "slack")
         await slack.send_dm(ADA_IN_SLACK, slack_code)
+        await eventually(lambda: feishu.connected > 0, WAIT_S)  # its long connection is up
+        chat = feishu_chat(ADA_ON_FEISHU)
+        feishu_code, _ = await create_link_token(ada.user_id, "feishu")
+        await feishu.send_text(ADA_ON_FEISHU, chat, feishu_code)
         browser = await chromium.new_context(
             viewport={"width": 1280, "height": 900}, locale="en-GB"
         )
@@ -279,6 +297,7 @@ async def staged(databases: TestDatabases, root: Path) -> AsyncIterator[Stage]:
         await eventually(
             lambda: any("Linked" in m.text for m in slack.conversation(slack_channel)), WAIT_S
         )
+        await eventually(lambda: any("Linked" in m.text for m in feishu.chat(chat)), WAIT_S)
 
         code, _ = await create_pairing_code(
             workspace.id, secret_key=hub.env["LINEUP_SECRET_KEY"], ttl_s=600
@@ -299,6 +318,8 @@ async def staged(databases: TestDatabases, root: Path) -> AsyncIterator[Stage]:
             bot_api,
             slack,
             slack_channel,
+            feishu,
+            chat,
             browser,
             page,
             kernel,

@@ -32,6 +32,7 @@ import asyncio
 import random
 
 from tests.e2e.parity.surfaces.base import Fire, Surface, said
+from tests.e2e.parity.surfaces.feishu import Feishu
 from tests.e2e.parity.surfaces.mail import Email
 from tests.e2e.parity.surfaces.notebook import Notebook
 from tests.e2e.parity.surfaces.slack import Slack
@@ -39,7 +40,7 @@ from tests.e2e.parity.surfaces.telegram import Telegram
 from tests.e2e.parity.surfaces.web import Web
 
 SURFACES: dict[str, type[Surface]] = {
-    surface.name: surface for surface in (Web, Email, Telegram, Notebook, Slack)
+    surface.name: surface for surface in (Web, Email, Telegram, Notebook, Slack, Feishu)
 }
 
 
@@ -59,6 +60,7 @@ async def race(fires: dict[str, Fire], first: str) -> None:
 __all__ = [
     "SURFACES",
     "Email",
+    "Feishu",
     "Fire",
     "Notebook",
     "Slack",
