@@ -314,8 +314,10 @@ class ChatAnswers:
             await message.reply_text(not_allowed_to_answer_text())
         elif isinstance(error, Conflict):  # action_changed: this message showed another action
             await message.reply_text(error.message)
-        else:
-            await self._show_fresh(row, card)
+        else:  # closed meanwhile (expired, withdrawn: answered in the terminal): say so
+            closed = outcome_text(await self._show_fresh(row, card))
+            if closed:
+                await message.reply_text(closed)
 
     async def _ask_again(self, message: Any, row: DeliveredCard, error: InvalidInput) -> None:
         retry = await self.messages.bot.send_message(
