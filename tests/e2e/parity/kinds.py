@@ -22,6 +22,24 @@ class Kind:
     def titled(self, title: str) -> dict[str, Any]:
         return {**self.card, "title": title}
 
+    def asked(self, title: str) -> tuple[str, dict[str, Any]]:
+        """The MCP asking tool that asks this card titled ``title``, and its arguments."""
+        card = self.card
+        options = [{"id": o["id"], "label": o["label"]} for o in card.get("options", [])]
+        if card["type"] == "approval":
+            arguments = {"action": title, "impact": card.get("impact", "")}
+            if card.get("action"):
+                arguments["exact_action"] = card["action"]
+            return "request_approval", arguments
+        if card["type"] == "choice":
+            arguments = {"question": title, "options": options}
+            if card.get("multiple"):
+                arguments |= {"multiple": True, "min_selections": card.get("minSelections")}
+            return "ask_choice", arguments
+        if card["type"] == "input":
+            return "ask_input", {"question": title, "format": card["input"]["format"]}
+        return "request_review", {"title": title, "content": card["content"]}
+
 
 KINDS: dict[str, Kind] = {
     kind.name: kind

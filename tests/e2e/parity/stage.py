@@ -9,8 +9,10 @@ person's surfaces, set up once (each costs seconds) and stopped whatever happene
   (``tests.channels.feishu_peer``);
 * headless Chromium, signed in as Ada;
 * a Jupyter kernel running Ada's notebook inbox (``hub.notebook``);
-* an SDK agent on the LAP socket that asks every card, so what reaches the agent is checked
-  as well as what every surface shows;
+* an agent connected through the hub's MCP server (``/mcp/``) with the official MCP client,
+  which asks every card with the hub's asking tools, so what reaches the agent is checked as
+  well as what every surface shows; the client declares elicitation, and the person at its
+  terminal (``tests.e2e.parity.terminal``) is asked each card too;
 * Ada (the workspace's owner, her Telegram, Slack and Feishu accounts linked) and Bo, a
   member, the second approver of a quorum.
 """
@@ -23,19 +25,18 @@ import os
 from collections import Counter
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 import httpx
 from playwright.async_api import BrowserContext, Page, async_playwright
 
-from hub.core.agents.pairing import create_pairing_code
 from hub.core.ids import new_id
 from hub.core.notify.channel_accounts import create_link_token
 from hub.core.people.accounts import create_api_token, create_user
 from hub.core.store.models import Event, Membership, Role
-from hub.protocol.interactions import InteractionCard
-from hub.sdk import Agent, Backoff, Resolution, Task
+from hub.sdk import Resolution
 from hub.testing import HubProcess, TestDatabases, eventually, opened
 from tests.channels.conftest import feishu_chat
 from tests.channels.feishu_peer import FeishuPeer
@@ -46,12 +47,16 @@ from tests.channels.slack_peer import SlackPeer
 from tests.e2e.browser.conftest import CHROMIUM, CHROMIUM_ARGS, WAIT_MS
 from tests.e2e.parity.kernel import Kernel
 from tests.e2e.parity.kinds import Kind
+from tests.e2e.parity.terminal import TerminalPerson
+from tests.mcp.conftest import McpAgent, http_agent, paired_credential
+from tests.sdk.live import LiveHub
 
 PASSWORD = "correct horse battery"
 ADA_TELEGRAM = 4242
 ADA_IN_SLACK = "U0ADA"
 ADA_ON_FEISHU = "ou_ada"
 WAIT_S = 30.0
+TERMINAL_REASON = "answered_in_terminal"
 
 OPEN_INBOX = """
 import os
@@ -86,6 +91,7 @@ class Asked:
     task_title: str
     kind: Kind
     waiting: asyncio.Task[Resolution]
+    policy: dict[str, Any] | None = None  # who must answer (the MCP tools' policy)
 
     async def heard(self) -> Resolution:
         """What the agent was answered (once; a second answer would be a second frame)."""
@@ -107,11 +113,10 @@ class Stage:
     browser: BrowserContext
     page: Page
     kernel: Kernel
-    agent: Agent
-    # interaction.resolved frames the agent received, by card: each must come once.
+    agent: McpAgent
+    terminal: TerminalPerson  # the person at the agent's terminal
+    # Decisions the agent's tool calls returned, by card: each must come once.
     frames: Counter[str] = field(default_factory=Counter)
-    _tasks: dict[str, asyncio.Future[Task]] = field(default_factory=dict)
-    _done: dict[str, asyncio.Event] = field(default_factory=dict)
     _finishing: set[asyncio.Task[None]] = field(default_factory=set)
     _asked: int = 0
 
@@ -132,60 +137,92 @@ class Stage:
         assert response.status_code < 400, f"{method} {path}: {response.text}"
         return response.json()
 
-    async def task(self, title: str) -> Task:
-        """A new task for the agent, once the agent accepted it."""
-        created = await self.api(
-            "POST", "/tasks", {"title": title, "targetAgentId": self.agent.agent_id}
-        )
-        arrival = self._tasks.setdefault(created["id"], asyncio.get_running_loop().create_future())
-        return await asyncio.wait_for(arrival, WAIT_S)
-
-    async def _arrived(self, task: Task) -> None:
-        """The agent's task handler: accept, and keep the task running until every card it
-        asks is answered (a task that ends withdraws its open cards)."""
-        await task.accept()
-        done = self._done.setdefault(task.id, asyncio.Event())
-        arrival = self._tasks.setdefault(task.id, asyncio.get_running_loop().create_future())
-        if not arrival.done():
-            arrival.set_result(task)
-        await done.wait()
-
-    async def _finish_when_answered(self, task_id: str, waiting: list[asyncio.Task[Any]]) -> None:
-        await asyncio.gather(*waiting, return_exceptions=True)
-        self._done.setdefault(task_id, asyncio.Event()).set()
-
-    async def ask(self, kind: Kind, **changes: Any) -> Asked:
-        """The agent asks ``kind`` (with ``changes``) in a task of its own."""
-        (asked,) = await self.ask_together([kind], **changes)
+    async def ask(self, kind: Kind, policy: dict[str, Any] | None = None) -> Asked:
+        """The agent asks ``kind`` (with the MCP ``policy``) in a task of its own."""
+        (asked,) = await self.ask_together([kind], policy)
         return asked
 
-    async def ask_together(self, kinds: list[Kind], **changes: Any) -> list[Asked]:
-        """The agent asks each of ``kinds`` at once, in one task; each card gets a title no
-        other card of the module has, so that every surface finds it by its title."""
+    async def ask_together(
+        self, kinds: list[Kind], policy: dict[str, Any] | None = None
+    ) -> list[Asked]:
+        """The agent asks each of ``kinds`` in one task (several approvals: in one call of
+        ``request_approvals``, a batch); each card gets a title no other card of the
+        package has, so that every surface finds it by its title."""
         self._asked += 1
         task_title = f"Parity task {self._asked}"
-        task = await self.task(task_title)
-        asked = []
-        for number, kind in enumerate(kinds, 1):
-            title = f"{kind.card['title']} #{self._asked}.{number}"
-            card_id = new_id("interaction")
-            card = InteractionCard.model_validate({**kind.titled(title), **changes, "id": card_id})
-            waiting = asyncio.create_task(task.request_interaction(card))
-            asked.append(Asked(card_id, title, task.id, task_title, kind, waiting))
-        finishing = asyncio.create_task(
-            self._finish_when_answered(task.id, [a.waiting for a in asked])
-        )
+        task, _ = await self.agent.call("start_task", title=task_title)
+        titles = [f"{k.card['title']} #{self._asked}.{n}" for n, k in enumerate(kinds, 1)]
+        extra = {"task_id": task["taskId"], "wait_seconds": WAIT_S * 4}
+        if policy is not None:
+            extra["policy"] = policy
+        if len(kinds) == 1:
+            tool, arguments = kinds[0].asked(titles[0])
+            call = self._decided(tool, {**arguments, **extra}, single=True)
+        else:
+            items = [k.asked(t)[1] for k, t in zip(kinds, titles, strict=True)]
+            approvals = [{"action": i["action"], "impact": i.get("impact", "")} for i in items]
+            call = self._decided("request_approvals", {"items": approvals, **extra}, single=False)
+        decided = asyncio.create_task(call)
+        finishing = asyncio.create_task(self._finish_when_answered(task["taskId"], decided))
         self._finishing.add(finishing)
         finishing.add_done_callback(self._finishing.discard)
-        for card in asked:
-            await eventually(lambda c=card: self._exists(c.id), within=WAIT_S)
-        return asked
+        ids = await asyncio.gather(*(self._waiting(title) for title in titles))
+        return [
+            Asked(
+                card_id,
+                title,
+                task["taskId"],
+                task_title,
+                kind,
+                asyncio.create_task(self._heard(decided, number)),
+                policy,
+            )
+            for number, (card_id, title, kind) in enumerate(zip(ids, titles, kinds, strict=True))
+        ]
 
-    async def _exists(self, card_id: str) -> bool:
-        response = await self.ada.http.get(
-            f"/api/v1/workspaces/{self.workspace_id}/interactions/{card_id}"
-        )
-        return response.status_code == 200
+    async def _decided(self, tool: str, arguments: dict[str, Any], single: bool) -> list[Any]:
+        result, _ = await self.agent.call(tool, **arguments)
+        decisions = [result] if single else result["items"]
+        for decision in decisions:
+            self.frames[decision["handle"]] += 1
+        return decisions
+
+    @staticmethod
+    async def _heard(decided: asyncio.Task[list[Any]], number: int) -> Resolution:
+        """What the tool call returned for its ``number``-th card, as the SDK reads it."""
+        decision = (await asyncio.shield(decided))[number]
+        assert decision["status"] == "decided", decision
+        kept = ("optionId", "optionIds", "text", "comment", "votes", "action", "actionHash")
+        response = {k: decision[k] for k in (*kept, "editedFrom") if k in decision}
+        at = datetime.fromisoformat(decision["decidedAt"])
+        return Resolution(decision["handle"], response, decision["decidedBy"], at, decision["via"])
+
+    async def _finish_when_answered(self, task_id: str, decided: asyncio.Task[Any]) -> None:
+        """The agent ends the task once every card of it is decided (a call that failed, or
+        came back still pending, fails its test through ``Asked.heard``)."""
+        try:
+            decisions = await decided
+        except Exception:
+            return
+        if all(d["status"] == "decided" for d in decisions):
+            await self.agent.call("finish_task", task_id=task_id)
+
+    async def _waiting(self, title: str) -> str:
+        """The id of the card titled ``title``, once it waits for Ada."""
+
+        async def look() -> str | None:
+            inbox = await self.api("GET", "/inbox")
+            return next(
+                (
+                    str(i["interaction"]["id"])
+                    for i in inbox["waitingForMe"]
+                    if i["interaction"]["card"]["title"] == title
+                ),
+                None,
+            )
+
+        found: str = await eventually(look, within=WAIT_S)
+        return found
 
     async def card(self, card_id: str) -> dict[str, Any]:
         found: dict[str, Any] = await self.api("GET", f"/interactions/{card_id}")
@@ -200,9 +237,16 @@ class Stage:
         await eventually(ended, within=WAIT_S)
 
     async def decisions(self, card_id: str) -> int:
-        """How many times the card was decided: its ``interaction.resolved`` events."""
-        events = await Event.filter(workspace_id=self.workspace_id, type="interaction.resolved")
-        return sum(1 for e in events if e.payload.get("interactionId") == card_id)
+        """How many times the card was decided: its ``interaction.resolved`` events, and
+        its withdrawals for an answer at the agent's terminal."""
+        kinds = ("interaction.resolved", "interaction.withdrawn")
+        events = await Event.filter(workspace_id=self.workspace_id, type__in=kinds)
+        return sum(
+            1
+            for e in events
+            if e.payload.get("interactionId") == card_id
+            and (e.type == "interaction.resolved" or e.payload.get("reason") == TERMINAL_REASON)
+        )
 
 
 @contextlib.asynccontextmanager
@@ -299,15 +343,13 @@ async def staged(databases: TestDatabases, root: Path) -> AsyncIterator[Stage]:
         )
         await eventually(lambda: any("Linked" in m.text for m in feishu.chat(chat)), WAIT_S)
 
-        code, _ = await create_pairing_code(
-            workspace.id, secret_key=hub.env["LINEUP_SECRET_KEY"], ttl_s=600
-        )
-        agent = Agent(
-            hub.url,
-            state_dir=root / "agent",
-            pairing_code=code,
-            name="Deployer",
-            backoff=Backoff(initial_s=0.05, maximum_s=0.5),
+        live = LiveHub(hub, workspace.id, ada.user_id, ada.http)
+        credential = await paired_credential(live, root / "agent")
+        terminal = TerminalPerson()
+        agent = await stack.enter_async_context(
+            _in_a_task_of_its_own(
+                http_agent(live, credential, mode="legacy", elicitation_callback=terminal)
+            )
         )
         stage = Stage(
             hub,
@@ -324,16 +366,36 @@ async def staged(databases: TestDatabases, root: Path) -> AsyncIterator[Stage]:
             page,
             kernel,
             agent,
+            terminal,
         )
-        agent.on_task(stage._arrived)
-
-        @agent.on("interaction.resolved")
-        async def _heard(downlink: Any) -> None:
-            stage.frames[str(downlink.payload["interactionId"])] += 1
-
-        await stack.enter_async_context(agent)
-        await stage.api("POST", f"/agents/{agent.agent_id}/confirm", {"name": "Deployer"})
         yield stage
+
+
+@contextlib.asynccontextmanager
+async def _in_a_task_of_its_own(
+    context: contextlib.AbstractAsyncContextManager[McpAgent],
+) -> AsyncIterator[McpAgent]:
+    """``context`` entered and left in one task: the MCP client's task groups must be, and
+    a package's fixture is set up and torn down in different tasks."""
+    entered: asyncio.Future[McpAgent] = asyncio.get_running_loop().create_future()
+    leave = asyncio.Event()
+
+    async def hold() -> None:
+        try:
+            async with context as value:
+                entered.set_result(value)
+                await leave.wait()
+        except BaseException as error:
+            if not entered.done():
+                entered.set_exception(error)
+            raise
+
+    holder = asyncio.create_task(hold())
+    try:
+        yield await asyncio.wait_for(asyncio.shield(entered), WAIT_S * 2)
+    finally:
+        leave.set()
+        await asyncio.wait_for(holder, WAIT_S)
 
 
 async def _stopped(hub: HubProcess) -> None:

@@ -1,11 +1,17 @@
 """Every kind of card answered on every surface, then read-only on every surface.
 
-For each cell (a kind × the surface it is answered on): the agent asks the card over LAP;
-it shows on every surface (the web page in Chromium, the mail the SMTP server received,
-the Telegram message, the notebook inbox's widget); the surface refuses a wrong answer,
-deciding nothing, then takes the person's answer; the agent hears that answer exactly once,
-recorded ``via`` that surface; and every surface, the answering one included, then shows the
-card decided by Ada via that surface and takes no other answer.
+For each cell (a kind × the surface it is answered on): the agent asks the card with the
+hub's MCP asking tools, through the official MCP client; it shows on every surface (the web
+page in Chromium, the mail the SMTP server received, the Telegram, Slack and Feishu
+messages, the notebook inbox's widget, the form at the agent's terminal); the surface
+refuses a wrong answer, deciding nothing, then takes the person's answer; the agent's tool
+call returns that answer exactly once, recorded ``via`` that surface; and every surface, the
+answering one included, then shows the card decided by Ada via that surface (or answered in
+the terminal) and takes no other answer.
+
+What a surface cannot answer (``Surface.cannot``: an edit or a quorum vote at the terminal)
+its cell proves instead: the terminal approves the action as proposed, and is never asked a
+quorum card.
 """
 
 from __future__ import annotations
@@ -19,8 +25,9 @@ import pytest
 from tests.e2e.parity.kinds import EDIT, KINDS, MIGRATION
 from tests.e2e.parity.stage import Asked, Stage
 from tests.e2e.parity.surfaces import SURFACES, Surface
+from tests.e2e.parity.surfaces.base import TERMINAL
 
-pytestmark = pytest.mark.asyncio(loop_scope="package")
+pytestmark = [pytest.mark.asyncio(loop_scope="package"), pytest.mark.same_on_every_database]
 
 
 async def each(step: Callable[..., Awaitable[None]], cards: list[Asked], **given: Any) -> None:
@@ -46,19 +53,27 @@ async def test_answered_here_read_only_everywhere(
     await asyncio.gather(*(surface.read_only(card, via=on) for surface in surfaces.values()))
     assert await stage.decisions(card.id) == 1
     late = await stage.ada.respond(stage.workspace_id, card.id, expected)
-    assert late.status_code == 409 and late.json()["error"]["details"]["via"] == on
+    if on == TERMINAL:  # withdrawn in the hub, its answer given at the terminal
+        assert late.status_code == 410 and late.json()["error"]["code"] == "interaction_cancelled"
+    else:
+        assert late.status_code == 409 and late.json()["error"]["details"]["via"] == on
 
 
 @pytest.mark.parametrize("on", list(SURFACES))
 async def test_a_quorum_vote_here_is_counted_everywhere(
     stage: Stage, surfaces: dict[str, Surface], on: str
 ) -> None:
-    policy = {"mode": "quorum", "required": 2, "approvers": [stage.ada.email, stage.bo.email]}
+    policy = {"quorum": 2, "approvers": [stage.ada.email, stage.bo.email]}
     card = await stage.ask(KINDS["approval"], policy=policy)
     await asyncio.gather(*(surface.shown(card) for surface in surfaces.values()))
     await asyncio.gather(*(surface.votes_shown(card, 0) for surface in surfaces.values()))
 
-    await surfaces[on].vote(card)  # Ada's vote: the card stays open for Bo's
+    # Ada's vote: the card stays open for Bo's. A surface that cannot vote (the terminal)
+    # proves it was not asked, and Ada votes on the web.
+    voter = surfaces[on] if "quorum" not in surfaces[on].cannot else surfaces["web"]
+    await surfaces[on].vote(card)
+    if voter is not surfaces[on]:
+        await voter.vote(card)
 
     await asyncio.gather(*(surface.votes_shown(card, 1) for surface in surfaces.values()))
     assert (await stage.card(card.id))["status"] == "pending" and not card.waiting.done()
@@ -68,7 +83,7 @@ async def test_a_quorum_vote_here_is_counted_everywhere(
     heard = await card.heard()
     assert heard.approved
     assert [(v["actor"], v["via"]) for v in heard.votes] == [
-        (f"user:{stage.ada.user_id}", on),
+        (f"user:{stage.ada.user_id}", voter.name),
         (f"user:{stage.bo.user_id}", "api"),
     ]
     decided = await stage.card(card.id)
@@ -109,7 +124,11 @@ async def test_an_action_edited_here_reaches_the_agent_edited(
 
     heard = await card.heard()
     via = surfaces[on].edits_via or on
-    assert heard.via == via and heard.approved and heard.edited
-    assert heard.approved_action(MIGRATION) == {**MIGRATION.fields, **EDIT.answer["action"]}
+    assert heard.via == via and heard.approved
+    if "edit" in surfaces[on].cannot:  # approved as proposed (the terminal)
+        assert not heard.edited and heard.approved_action(MIGRATION) == MIGRATION.fields
+    else:
+        assert heard.edited
+        assert heard.approved_action(MIGRATION) == {**MIGRATION.fields, **EDIT.answer["action"]}
     await asyncio.gather(*(surface.read_only(card, via=via) for surface in surfaces.values()))
     assert await stage.decisions(card.id) == 1 and stage.frames[card.id] == 1

@@ -2,10 +2,12 @@
 
 Fifty races, ten of each kind of card. In each, every surface first does all but the last
 step (the page is open and filled in, the mail's link page fetched, the boxes ticked in
-Telegram, the notebook's fields set); then the last presses go out within the same few
-milliseconds (each surface in turn first, the others after it in a random order). The card
-is decided once (one ``interaction.resolved``, one frame to the agent), the surface that
-won recorded as ``via`` and showing it, and every other surface told who decided first.
+Telegram, the notebook's fields set, the terminal's form shown); then the last presses go
+out within the same few milliseconds (each surface in turn first, the others after it in a
+random order). The card is decided once (one ``interaction.resolved``, or one withdrawal
+for an answer at the terminal; one decision returned to the agent's tool call), the
+surface that won recorded as ``via`` and showing it, and every other surface told who
+decided first.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ from tests.e2e.parity.kinds import KINDS
 from tests.e2e.parity.stage import Stage
 from tests.e2e.parity.surfaces import Surface, race
 
-pytestmark = pytest.mark.asyncio(loop_scope="package")
+pytestmark = [pytest.mark.asyncio(loop_scope="package"), pytest.mark.same_on_every_database]
 
 RACES = 50
 WINNERS: Counter[str] = Counter()

@@ -25,4 +25,18 @@ def test_every_cell_has_its_test_in_the_table() -> None:
         ]
     missing = [cell for cell in cells if f"`T::{cell}`" not in table]
     assert not missing, f"docs/channels.md's parity table lacks {missing}"
+    # What a surface cannot answer is said in its cell, never left a silent gap.
+    test_of = {
+        "edit": "test_an_action_edited_here_reaches_the_agent_edited[{}]",
+        "quorum": "test_a_quorum_vote_here_is_counted_everywhere[{}]",
+    }
+    unsaid = [
+        (name, extra)
+        for name, surface in SURFACES.items()
+        for extra in surface.cannot
+        if f"`T::{test_of[extra].format(name)}` (not offered" not in table
+    ]
+    assert not unsaid, (
+        f"docs/channels.md's parity table does not say these are not offered: {unsaid}"
+    )
     assert "`R::test_every_surface_at_once_decides_once[approval]`" in table

@@ -7,7 +7,7 @@ extras (an edited action, a quorum vote, a batch) and the race (``ready``: every
 of the last press, which it returns) are methods of the same class. ``SURFACES`` is the table
 the suites are parametrised over.
 
-How to add a surface (MCP elicitation, Slack, Feishu, ...):
+How to add a surface:
 
 1. Write a module here with one subclass of ``base.Surface``: ``name`` is the ``via`` the
    hub records for an answer given on it (outcome sentences name it as ``base.said`` does:
@@ -23,7 +23,9 @@ How to add a surface (MCP elicitation, Slack, Feishu, ...):
    ``docs/channels.md``'s parity table gets a column: the test ids name the cells.
 4. A surface that cannot do something natively (edit an action in a chat, say) does it the
    way it sends people to (its signed link to the web form), sets ``edits_via`` or says
-   so in its docstring, and the table's footnote says so.
+   so in its docstring, and the table's footnote says so. One that cannot do it at all
+   names it in ``cannot`` with why (the terminal: an edit, a quorum vote); its methods
+   then prove the limit, and the table's cell says "not offered".
 """
 
 from __future__ import annotations
@@ -31,16 +33,17 @@ from __future__ import annotations
 import asyncio
 import random
 
-from tests.e2e.parity.surfaces.base import Fire, Surface, said
+from tests.e2e.parity.surfaces.base import Fire, Surface, outcome, said
 from tests.e2e.parity.surfaces.feishu import Feishu
 from tests.e2e.parity.surfaces.mail import Email
+from tests.e2e.parity.surfaces.mcp import Mcp
 from tests.e2e.parity.surfaces.notebook import Notebook
 from tests.e2e.parity.surfaces.slack import Slack
 from tests.e2e.parity.surfaces.telegram import Telegram
 from tests.e2e.parity.surfaces.web import Web
 
 SURFACES: dict[str, type[Surface]] = {
-    surface.name: surface for surface in (Web, Email, Telegram, Notebook, Slack, Feishu)
+    surface.name: surface for surface in (Web, Email, Telegram, Notebook, Mcp, Slack, Feishu)
 }
 
 
@@ -62,11 +65,13 @@ __all__ = [
     "Email",
     "Feishu",
     "Fire",
+    "Mcp",
     "Notebook",
     "Slack",
     "Surface",
     "Telegram",
     "Web",
+    "outcome",
     "race",
     "said",
 ]

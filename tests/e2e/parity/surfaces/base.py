@@ -12,9 +12,19 @@ from tests.e2e.parity.stage import Asked, Stage
 Fire = Callable[[], Awaitable[None]]
 
 
+TERMINAL = "terminal"  # the ``via`` of an answer at the MCP agent's terminal
+
+
 def said(via: str) -> str:
     """How every surface's outcome sentence names ``via`` ("by Ada via Telegram")."""
     return VIA_WORDS.get(via, via)
+
+
+def outcome(via: str, who: str = "Ada") -> str:
+    """What every surface's copy of a decided card says: who decided through which surface
+    ("by Ada via Telegram"), or, answered at the agent's terminal (the card withdrawn in the
+    hub, its answer beside it), that it was."""
+    return "Answered in the terminal" if via == TERMINAL else f"by {who} via {said(via)}"
 
 
 class Surface(ABC):
@@ -22,6 +32,9 @@ class Surface(ABC):
     # The ``via`` of an edited action: a surface that edits behind a link to the web's form
     # records ``web``.
     edits_via: ClassVar[str] = ""
+    # The extras (``edit``, ``quorum``) the surface cannot answer, each with why; its
+    # methods for them prove the limit instead, and the parity table says so.
+    cannot: ClassVar[dict[str, str]] = {}
 
     def __init__(self, stage: Stage) -> None:
         self.stage = stage

@@ -15,7 +15,7 @@ from hub.testing import eventually
 from tests.channels.feishu_peer import FeishuMessage
 from tests.e2e.parity.kinds import MIGRATION
 from tests.e2e.parity.stage import ADA_ON_FEISHU, WAIT_S, Asked, Stage
-from tests.e2e.parity.surfaces.base import Fire, Surface, said
+from tests.e2e.parity.surfaces.base import Fire, Surface, outcome
 
 
 class Feishu(Surface):
@@ -70,11 +70,11 @@ class Feishu(Surface):
 
     async def read_only(self, card: Asked, via: str, who: str = "Ada") -> None:
         message = self.messages[card.id]
-        await eventually(lambda: f"by {who} via {said(via)}" in message.text, within=WAIT_S)
+        await eventually(lambda: outcome(via, who) in message.text, within=WAIT_S)
         assert message.controls() == []
         # A press on the copy shown before is told who decided.
         late = await self.feishu.deliver_press(message, self.stale[card.id])
-        assert f"by {who} via {said(via)}" in late["toast"]["content"], late
+        assert outcome(via, who) in late["toast"]["content"], late
 
     async def ready(self, card: Asked) -> Fire:
         await self.shown(card)
@@ -89,7 +89,7 @@ class Feishu(Surface):
 
     async def told(self, card: Asked, winner: str) -> None:
         pressed = self.raced.pop(card.id)
-        assert f"by Ada via {said(winner)}" in pressed["toast"]["content"], pressed
+        assert outcome(winner) in pressed["toast"]["content"], pressed
 
     async def answer_edited(self, card: Asked) -> None:
         names = list(MIGRATION.fields)

@@ -6,7 +6,7 @@ from collections.abc import Callable
 from typing import Any
 
 from tests.e2e.parity.stage import Asked, Stage
-from tests.e2e.parity.surfaces.base import Fire, Surface, said
+from tests.e2e.parity.surfaces.base import Fire, Surface, outcome
 
 
 class Notebook(Surface):
@@ -54,8 +54,9 @@ class Notebook(Surface):
         await self._status(card, lambda v: "Decided" in v)
 
     async def read_only(self, card: Asked, via: str, who: str = "Ada") -> None:
-        status = await self._status(card, lambda v: "Decided" in v)
-        assert f"by {who} via {said(via)}" in status, status
+        said_here = outcome(via, who)
+        status = await self._status(card, lambda v: "Decided" in v or said_here in v)
+        assert said_here in status, status
         for comm_id in self.kernel.find(f"lineup-card-{card.id}"):
             state = self.kernel.widgets[comm_id]
             if state.get("_model_name") in ("ButtonModel", "CheckboxModel", "TextModel"):

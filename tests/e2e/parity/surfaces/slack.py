@@ -14,7 +14,7 @@ from hub.channels.slack.modals import ANSWER_BLOCK, FIELD_BLOCK
 from hub.testing import eventually
 from tests.channels.slack_wire import SlackMessage
 from tests.e2e.parity.stage import ADA_IN_SLACK, WAIT_S, Asked, Stage
-from tests.e2e.parity.surfaces.base import Fire, Surface, said
+from tests.e2e.parity.surfaces.base import Fire, Surface, outcome
 
 
 class Slack(Surface):
@@ -78,13 +78,13 @@ class Slack(Surface):
 
     async def read_only(self, card: Asked, via: str, who: str = "Ada") -> None:
         message = self.messages[card.id]
-        await eventually(lambda: f"by {who} via {said(via)}" in message.all_text, within=WAIT_S)
+        await eventually(lambda: outcome(via, who) in message.all_text, within=WAIT_S)
         assert message.controls() == []
         # A press on the copy shown before is told who decided.
         before = len(self.slack.told(ADA_IN_SLACK))
         await self.slack.interact(self.stale[card.id])
         late = await eventually(lambda: self.slack.told(ADA_IN_SLACK)[before:], within=WAIT_S)
-        assert f"by {who} via {said(via)}" in late[0], late
+        assert outcome(via, who) in late[0], late
 
     async def ready(self, card: Asked) -> Fire:
         await self.shown(card)
@@ -116,7 +116,7 @@ class Slack(Surface):
 
     async def told(self, card: Asked, winner: str) -> None:
         before, answered = self.raced.pop(card.id)
-        said_here = f"by Ada via {said(winner)}"
+        said_here = outcome(winner)
 
         def told_so() -> bool:  # in place (a modal's answer) or as a note only Ada sees
             later = self.slack.told(ADA_IN_SLACK)[before:]

@@ -11,7 +11,7 @@ from hub.testing import eventually
 from tests.channels.peers import SentMessage
 from tests.e2e.parity.forms import forms_in
 from tests.e2e.parity.stage import ADA_TELEGRAM, WAIT_S, Asked, Stage
-from tests.e2e.parity.surfaces.base import Fire, Surface, said
+from tests.e2e.parity.surfaces.base import TERMINAL, Fire, Surface, outcome
 
 
 class Telegram(Surface):
@@ -84,16 +84,16 @@ class Telegram(Surface):
 
     async def read_only(self, card: Asked, via: str, who: str = "Ada") -> None:
         message = self.messages[card.id]
-        await eventually(lambda: f"by {who} via {said(via)}" in message.text, within=WAIT_S)
+        await eventually(lambda: outcome(via, who) in message.text, within=WAIT_S)
         assert message.buttons() == []
         if card.id in self.stale:
             # A press on a copy of the old buttons is answered with who decided first.
             query = self.bot_api.press(ADA_TELEGRAM, message, self.stale[card.id])
             late = await eventually(lambda: self.bot_api.answers.get(query), within=WAIT_S)
-            assert f"by {who} via {said(via)}" in late["text"], late
+            assert outcome(via, who) in late["text"], late
         else:  # so is a late reply
             told = await self._reply(message.message_id, "ops@example.com")
-            assert f"by {who} via {said(via)}" in told.text, told.text
+            assert outcome(via, who) in told.text, told.text
 
     async def ready(self, card: Asked) -> Fire:
         await self.shown(card)
@@ -134,13 +134,13 @@ class Telegram(Surface):
             chat = self.bot_api.chat(ADA_TELEGRAM)
             fresh = [m.text for m in chat if m.message_id not in before]
             # A reply to a card decided meanwhile is answered with the outcome.
-            return next((t for t in fresh if "by Ada via" in t), None)
+            return next((t for t in fresh if "by Ada via" in t or outcome(TERMINAL) in t), None)
 
         self.raced[card.id] = answered
 
     async def told(self, card: Asked, winner: str) -> None:
         answered = await eventually(self.raced.pop(card.id), within=WAIT_S)
-        assert f"by Ada via {said(winner)}" in answered, answered
+        assert outcome(winner) in answered, answered
         assert not answered.startswith("Thank you"), answered
 
     async def answer_edited(self, card: Asked) -> None:

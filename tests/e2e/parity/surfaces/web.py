@@ -6,7 +6,7 @@ import re
 from typing import Any
 
 from tests.e2e.parity.stage import WAIT_S, Asked, Stage
-from tests.e2e.parity.surfaces.base import Fire, Surface
+from tests.e2e.parity.surfaces.base import TERMINAL, Fire, Surface
 
 _NOTICE = re.compile(r'<p class="notice" role="status">([^<]*)</p>')
 # Sent, or queued if the hub missed the agent's heartbeats on a busy machine meanwhile: what
@@ -78,10 +78,14 @@ class Web(Surface):
         if not self.page.url.startswith(self.stage.card_url(card.id)):
             await self.page.goto(self.stage.card_url(card.id))
         shown = self._card(card)
+        if via == TERMINAL:  # withdrawn by its agent, the answer given at its terminal
+            await shown.locator("[data-withdrawn='answered_in_terminal']").wait_for()
+            assert await shown.locator("form[data-card-form]").count() == 0
+            return
         await self.page.locator(f"[data-card='{card.id}'][data-card-status='resolved']").wait_for()
         assert await shown.locator("form[data-card-form]").count() == 0
-        outcome = await shown.locator("[data-outcome]").inner_text()
-        assert f"Decided by {who}" in outcome and f"via {via}" in outcome, outcome
+        decided = await shown.locator("[data-outcome]").inner_text()
+        assert f"Decided by {who}" in decided and f"via {via}" in decided, decided
 
     async def ready(self, card: Asked) -> Fire:
         await self.shown(card)
@@ -109,7 +113,10 @@ class Web(Surface):
         # the page's own live refresh, in flight at the press, may show it instead.
         assert not any("sent to the agent" in n for n in notices), notices
         for notice in notices:  # the core's sentence, naming the surface as recorded
-            assert f"Already decided by Ada via {winner}" in notice, notice
+            if winner == TERMINAL:  # the card was withdrawn in the hub: it takes no answer
+                assert "takes no answer" in notice, notice
+            else:
+                assert f"Already decided by Ada via {winner}" in notice, notice
 
     async def answer_edited(self, card: Asked) -> None:
         form = self._card(card).locator("form[data-card-form]")
