@@ -450,6 +450,7 @@ async def _serve(args: argparse.Namespace, settings: Settings) -> int:
     from hub.host.app import create_app
     from hub.host.collector_tuning import tune_for_serving
     from hub.host.lifecycle import shutdown_requested
+    from hub.host.memory_return import MemoryReturn
     from hub.host.startup_checks import listening_socket, prepare_database
     from hub.host.websocket_compression import decline_permessage_deflate
     from hub.host.websocket_limits import limit_websocket_frames
@@ -468,7 +469,10 @@ async def _serve(args: argparse.Namespace, settings: Settings) -> int:
     @app.while_serving  # registered last, so it runs once every startup hook has
     async def _tune_collector() -> AsyncIterator[None]:
         tune_for_serving()
+        memory = MemoryReturn()
+        memory.start()
         yield
+        await memory.stop()
 
     config = Config()
     config.bind = [f"fd://{listening.detach()}"]  # hypercorn takes the socket over

@@ -11,15 +11,27 @@ import json
 from pathlib import Path
 from typing import Any
 
+import httpx
+
 from hub.protocol.actions import action_hash
 from tests.channels.peers import BotApiPeer
 from tests.mcp.conftest import ADA, eventually
 from tests.sdk.live import LiveHub
 
 
-async def waiting_card(hub: LiveHub, title: str) -> dict[str, Any]:
+async def waiting_card(
+    hub: LiveHub, title: str, reader: httpx.AsyncClient | None = None
+) -> dict[str, Any]:
+    """The card titled so in the inbox of ``reader`` (a client of the workspace's API), or of
+    the hub's owner: a card naming approvers waits in theirs alone."""
+
     async def look() -> dict[str, Any] | None:
-        inbox = await hub.api("GET", "/inbox")
+        if reader is None:
+            inbox = await hub.api("GET", "/inbox")
+        else:
+            response = await reader.get("/inbox")
+            assert response.status_code == 200, response.text
+            inbox = response.json()
         return next(
             (
                 i["interaction"]

@@ -46,7 +46,7 @@ async def test_a_quorum_of_named_approvers_decides_and_the_votes_come_back(
             risk="high",
             policy={"approvers": ["bo@example.com", "cy@example.com"], "quorum": 2},
         )
-        card = await waiting_card(hub, "Fail over the primary database")
+        card = await waiting_card(hub, "Fail over the primary database", reader=bo)
         assert card["policy"]["mode"] == "quorum" and card["policy"]["required"] == 2
         # The owner is not among the approvers: their answer is refused.
         refused = await hub.http.post(

@@ -54,6 +54,7 @@ from hub.core.log.bus import DEFAULT_BUS, PublishedEvent
 from hub.core.log.events import AppendResult, append_event, last_sequence, queue_append
 from hub.core.log.group_commit import GroupCommit, Request
 from hub.core.store.models import Agent, AgentStatus, Task
+from hub.core.store.transactions import in_transaction
 from hub.core.task_states import TaskStatus
 from hub.core.workers import Periodic
 from hub.protocol.clock import iso, utcnow, wire_time
@@ -95,7 +96,7 @@ async def record_heartbeat(agent: Agent) -> bool:
     current = await Agent.filter(id=agent.id).first()
     if current is None or current.status == AgentStatus.REVOKED:
         raise credential_revoked(current or agent)
-    if not await _has_open_work(agent.id):
+    if not await has_open_work(agent.id):
         # Nobody waits on this agent: the change is state, shown live, not logged.
         came = await Agent.filter(id=agent.id, status__in=_MAY_COME_ONLINE).update(
             status=AgentStatus.ONLINE, last_heartbeat_at=now
@@ -126,7 +127,7 @@ def _open_work(*agent_ids: str) -> QuerySet[Task]:
     return Task.filter(target_agent_id__in=agent_ids, status__in=_OPEN_WORK)
 
 
-async def _has_open_work(agent_id: str) -> bool:
+async def has_open_work(agent_id: str) -> bool:
     return await _open_work(agent_id).exists()
 
 
@@ -212,6 +213,14 @@ async def connection_closed(agent: Agent, session_id: str) -> bool:
     already say nothing. A logged change is checked again under the workspace's lock, so
     a socket announced in another process meanwhile still wins.
     """
+    # The common close, and all of a fleet's as it leaves: an idle agent whose socket still
+    # holds it, gone offline in one update shared with the others closing meanwhile.
+    went = await _IDLE_CLOSES.submit(None, (agent.id, session_id))
+    if went is not None:
+        closed = {"reason": CONNECTION_CLOSED, "sessionId": session_id}
+        agent.last_heartbeat_at = went
+        _show(agent, "agent.offline", _offline_payload(agent, 0, closed))
+        return True
     current = await Agent.filter(id=agent.id).first()
     if (
         current is None
@@ -232,7 +241,7 @@ async def connection_closed(agent: Agent, session_id: str) -> bool:
 async def _go_offline(agent: Agent, *, missed: int, closed: dict[str, str] | None = None) -> bool:
     """Mark ``agent`` offline as its row reads now (logged if it has open work); True if
     this did. A closed socket also lets the agent's connection go."""
-    if await _has_open_work(agent.id):
+    if await has_open_work(agent.id):
         result = await _log_offline(agent, missed=missed, closed=closed)
         return not result.duplicate
     still = Agent.filter(id=agent.id, status=AgentStatus.ONLINE)
@@ -325,6 +334,46 @@ async def _claim_idle(_key: Hashable, batch: list[Request[tuple[str, str]]]) -> 
 
 
 _IDLE_CLAIMS: GroupCommit[tuple[str, str]] = GroupCommit(_claim_idle, max_batch=500)
+
+
+async def _close_idle(_key: Hashable, batch: list[Request[tuple[str, str]]]) -> None:
+    """Mark offline, in one statement, every agent of ``batch`` that is online, idle and
+    held by the (agent, session) whose socket closed, and let its connection go; each
+    request learns its agent's last heartbeat if it went so, else None (it goes the slow
+    way: replaced by a newer socket, offline already, or with open work to log)."""
+    sessions: dict[str, str] = {}
+    for request in batch:
+        sessions.setdefault(request.work[0], request.work[1])
+    async with in_transaction() as connection:
+        postgres = connection.capabilities.dialect == "postgres"
+        count = len(sessions)
+        wanted = 3 * count + 2 + len(_OPEN_WORK)
+        marks = [f"${n}" for n in range(1, wanted + 1)] if postgres else ["?"] * wanted
+        pairs = ", ".join(f"({marks[2 * n]}, {marks[2 * n + 1]})" for n in range(count))
+        agents = ", ".join(marks[2 * count : 3 * count])
+        online, offline, *open_work = marks[3 * count :]
+        rows = await connection.execute_query_dict(
+            f"UPDATE agent SET status = {offline}, session_id = NULL "
+            f"WHERE (id, session_id) IN (VALUES {pairs}) AND status = {online} "
+            "AND last_heartbeat_at IS NOT NULL AND id NOT IN (SELECT target_agent_id FROM task "
+            f"WHERE target_agent_id IN ({agents}) AND status IN ({', '.join(open_work)})) "
+            "RETURNING id, last_heartbeat_at",
+            [
+                *(part for pair in sessions.items() for part in pair),
+                *sessions,
+                AgentStatus.ONLINE.value,
+                AgentStatus.OFFLINE.value,
+                *_OPEN_WORK,
+            ],
+        )
+    stamp = Agent._meta.fields_map["last_heartbeat_at"]
+    went = {str(row["id"]): stamp.to_python_value(row["last_heartbeat_at"]) for row in rows}
+    for request in batch:
+        agent_id, session_id = request.work
+        request.settle(went.get(agent_id) if sessions[agent_id] == session_id else None)
+
+
+_IDLE_CLOSES: GroupCommit[tuple[str, str]] = GroupCommit(_close_idle, max_batch=500)
 
 
 @dataclass

@@ -345,11 +345,15 @@ class Task(Model):
         # tasks of the last days; a task's page reads its children, a conversation's its
         # tasks. (An index sorted like the list hands over a page of it, not all of it: the
         # id, every list's tie-break, ends each one.)
+        # Presence asks whether an agent has open work each time one comes or goes: by agent
+        # and status, a look at its own tasks, where a fleet of two thousand reconnecting
+        # read the workspace's every task once per agent.
         indexes = (
             ("workspace_id", "created_at", "id"),
             ("workspace_id", "status", "updated_at", "id"),
             ("workspace_id", "parent_id", "created_at", "id"),
             ("workspace_id", "conversation_id", "created_at", "id"),
+            ("target_agent_id", "status"),
         )
 
 
@@ -393,6 +397,12 @@ class Interaction(Model):
     # When the answer went out on the agent's connection (``interaction.delivered``); None
     # while it waits for the agent, and for agents the hub does not reach over LAP.
     delivered_at = fields.DatetimeField(null=True)
+    # Whom an open card waits for, so that "waiting for me" is one indexed read: None for
+    # anyone who may answer, else " <user id> <user id> " (the approvers its policy names
+    # who have not voted yet); and " <user id> ... " of everyone who voted on it.
+    # Kept by the projection with the policy and the votes (hub.core.work.inbox_counts).
+    waiting_on: str | None = fields.TextField(null=True)
+    voted_by = fields.TextField(default="", db_default="")
 
     class Meta:
         table = "interaction"
@@ -429,5 +439,37 @@ class Artifact(Model):
         indexes = (("workspace_id", "task_id", "created_at"),)
 
 
-PROJECTION_MODELS: tuple[type[Model], ...] = (Artifact, Interaction, Message, Task, Conversation)
+class InboxCount(Model):
+    """One of the figures the inbox and every page's badge show, kept by the projection in
+    the transaction of the event that changes it (``hub.core.work.inbox_counts`` says which
+    figures and how they add up), so a page reads a few rows instead of counting many.
+
+    ``agent_id`` is "" for the figure over every agent, ``person`` "" for one that is
+    nobody's own, ``day`` "" for one that is not counted by day (else "YYYY-MM-DD", UTC).
+    """
+
+    pk_id = fields.BigIntField(primary_key=True)
+    workspace: fields.ForeignKeyRelation[Workspace] = fields.ForeignKeyField(
+        "models.Workspace", related_name="inbox_counts", on_delete=fields.CASCADE
+    )
+    workspace_id: str
+    figure = fields.CharField(max_length=20)
+    person = fields.CharField(max_length=40, default="")
+    agent_id = fields.CharField(max_length=40, default="")
+    day = fields.CharField(max_length=10, default="")
+    n = fields.BigIntField(default=0)
+
+    class Meta:
+        table = "inbox_count"
+        unique_together = (("workspace", "figure", "person", "agent_id", "day"),)
+
+
+PROJECTION_MODELS: tuple[type[Model], ...] = (
+    InboxCount,
+    Artifact,
+    Interaction,
+    Message,
+    Task,
+    Conversation,
+)
 """Tables derived from the log, in an order that is safe to delete."""

@@ -9,35 +9,47 @@ Three sections, each with a count for the badges:
   connection (spec §7.4: shown, not failed, until the grace period ends);
 * **recently done** — top-level tasks that succeeded or were cancelled lately.
 
-"Lately" is a window (a week by default) so the sections stay a to-do list, not a history;
-the task list holds the history. A person can narrow the inbox to one agent (every section)
-and to one risk (the cards: tasks carry no risk of their own).
+"Lately" is a number of whole days (UTC; this day and the six before by default) so the
+sections stay a to-do list, not a history; the task list holds the history. A person can
+narrow the inbox to one agent (every section) and to one risk (the cards: tasks carry no
+risk of their own).
+
+"Waiting for me" is the person's own: the cards they may answer (owners and members, and
+only the approvers a card's policy names) and have not voted on; a viewer has none. The
+counts are kept by the projection (``hub.core.work.inbox_counts``), exact, and read as a few
+rows whatever the workspace holds.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, time
 from typing import Any
 
 from tortoise.expressions import Q, Subquery
 from tortoise.queryset import QuerySet
 
 from hub.core.agents.registry import agents_by_id
-from hub.core.store.models import Agent, AgentStatus, Interaction, InteractionStatus, Task
+from hub.core.approvals.permissions import ANSWERING_ROLES
+from hub.core.store.models import (
+    Agent,
+    AgentStatus,
+    Interaction,
+    InteractionStatus,
+    Membership,
+    Role,
+    Task,
+)
 from hub.core.store.paging import BadCursor, Order, Page, after, cut, decode, page
 from hub.core.task_states import TaskStatus
+from hub.core.work import inbox_counts
+from hub.core.work.inbox_counts import NOBODY, Reader
 from hub.core.work.views import interaction_view, task_view
 from hub.protocol.clock import iso, utcnow
 from hub.protocol.interactions import Risk
 
-RECENT_WINDOW = timedelta(days=7)
+RECENT_DAYS = 7
 DEFAULT_LIMIT = 50
-# A section's count is exact up to this, and says "at least" beyond it (``countLimit`` in
-# the answer): a heading needs how many screenfuls, and a week of finished work counted row
-# by row costs what nobody reads. Counted up to the limit, a count costs the same in any
-# workspace.
-COUNT_LIMIT = 1000
 SECTIONS = ("waitingForMe", "needsAttention", "recentlyDone")
 
 # Each section pages in its own order; a section's cursor names the section, so one cannot
@@ -53,7 +65,8 @@ async def inbox(
     workspace_id: str,
     *,
     limit: int = DEFAULT_LIMIT,
-    window: timedelta = RECENT_WINDOW,
+    reader: Reader = NOBODY,
+    days: int = RECENT_DAYS,
     now: datetime | None = None,
     agent_id: str | None = None,
     risk: Risk | None = None,
@@ -62,7 +75,8 @@ async def inbox(
 ) -> dict[str, Any]:
     """The counts and the first page of every section, each section's next cursor in
     ``nextCursors``; or, given ``section``, that section's page after ``cursor`` alone, its
-    next cursor in ``nextCursor``."""
+    next cursor in ``nextCursor``. "Waiting for me" is ``reader``'s (by default every open
+    card: nobody's in particular)."""
     if cursor and section is None:
         raise BadCursor(
             "An inbox cursor belongs to one section: name it.",
@@ -70,7 +84,8 @@ async def inbox(
             hint="Send section= with the cursor taken from nextCursors under that name.",
         )
     now = now or utcnow()
-    sections = _sections(workspace_id, now - window, now, agent_id)
+    since = inbox_counts.first_day(now, days)
+    sections = _sections(workspace_id, datetime.combine(since, time(), UTC), reader, agent_id)
     wanted = SECTIONS if section is None else (section,)
     start = {name: cursor if name == section else None for name in SECTIONS}
 
@@ -151,11 +166,10 @@ async def inbox(
         "needsAttention": attention.next_cursor,
         "recentlyDone": finished.next_cursor,
     }
-    answer: dict[str, Any] = {
-        "counts": await sections.counts(waiting=cards_count),
-        "countLimit": COUNT_LIMIT,
-        **{name: items[name] for name in wanted},
-    }
+    counts = await inbox_counts.read(workspace_id, reader, agent_id=agent_id, since=since)
+    if cards_count is not None:
+        counts["waitingForMe"] = cards_count
+    answer: dict[str, Any] = {"counts": counts, **{name: items[name] for name in wanted}}
     if section is None:
         answer["nextCursors"] = cursors
     else:
@@ -163,10 +177,14 @@ async def inbox(
     return answer
 
 
-async def waiting_count(workspace_id: str) -> int:
-    """The cards waiting for a person, up to ``COUNT_LIMIT``: the badge of every page."""
-    now = utcnow()
-    return await _count_up_to_limit(_sections(workspace_id, now, now, None).open_cards)
+def reader_of(membership: Membership) -> Reader:
+    """The member whose inbox it is, and whether their role lets them answer."""
+    return Reader(membership.user_id, Role(membership.role) in ANSWERING_ROLES)
+
+
+async def waiting_count(workspace_id: str, reader: Reader = NOBODY) -> int:
+    """The cards waiting for ``reader``: the badge of every page."""
+    return await inbox_counts.waiting(workspace_id, reader)
 
 
 @dataclass(frozen=True)
@@ -179,26 +197,6 @@ class _Sections:
     # One query per status: an index on (status, updated_at, id) reads each newest first,
     # where one query for both statuses would have to sort them all.
     done: list[QuerySet[Task]]
-
-    async def counts(self, *, waiting: int | None = None) -> dict[str, int]:
-        """``waiting``: the open cards counted already (narrowed to a risk, they are)."""
-
-        async def up_to_limit(sets: list[QuerySet[Task]]) -> int:
-            return min(COUNT_LIMIT, sum([await _count_up_to_limit(rows) for rows in sets]))
-
-        return {
-            "waitingForMe": await _count_up_to_limit(self.open_cards)
-            if waiting is None
-            else min(waiting, COUNT_LIMIT),
-            "needsAttention": await up_to_limit([self.failed, self.connection_lost]),
-            "recentlyDone": await up_to_limit(self.done),
-        }
-
-
-async def _count_up_to_limit(rows: QuerySet[Any]) -> int:
-    """``rows.count()``, counting no further than ``COUNT_LIMIT`` rows."""
-    first = rows.limit(COUNT_LIMIT).values("id")
-    return int(await rows.model.filter(id__in=Subquery(first)).count())
 
 
 async def _merged_page(
@@ -216,7 +214,9 @@ async def _merged_page(
     return cut(merged, order, limit)
 
 
-def _sections(workspace_id: str, since: datetime, now: datetime, agent_id: str | None) -> _Sections:
+def _sections(
+    workspace_id: str, since: datetime, reader: Reader, agent_id: str | None
+) -> _Sections:
     of_agent = {"agent_id": agent_id} if agent_id else {}
     of_target = {"target_agent_id": agent_id} if agent_id else {}
     # A subquery, not the ids: a fleet of two thousand idle agents is mostly offline, and
@@ -228,7 +228,7 @@ def _sections(workspace_id: str, since: datetime, now: datetime, agent_id: str |
     ).values("id")
     return _Sections(
         open_cards=Interaction.filter(
-            Q(expires_at=None) | Q(expires_at__gt=now),
+            _waiting_for(reader),
             workspace_id=workspace_id,
             status=InteractionStatus.PENDING,
             **of_agent,
@@ -255,6 +255,16 @@ def _sections(workspace_id: str, since: datetime, now: datetime, agent_id: str |
             for status in (TaskStatus.SUCCEEDED, TaskStatus.CANCELLED)
         ],
     )
+
+
+def _waiting_for(reader: Reader) -> Q:
+    """The open cards that wait for ``reader`` (see ``hub.core.work.inbox_counts``)."""
+    if reader.person is None:
+        return Q()
+    if not reader.may_answer:
+        return Q(id__isnull=True)  # none: a card always has an id
+    mark = inbox_counts.joined([reader.person])
+    return (Q(waiting_on__isnull=True) & ~Q(voted_by__contains=mark)) | Q(waiting_on__contains=mark)
 
 
 def _risk_of(card: Interaction) -> Risk | None:

@@ -45,6 +45,7 @@ from hub.core.store.models import (
     Task,
 )
 from hub.core.task_states import TERMINAL_STATUSES, TaskStatus, check_transition, parse_status
+from hub.core.work import inbox_counts
 from hub.core.work.agent_scope import actor_agent_id, check_conversation, writable_task
 from hub.core.work.conversations import task_conversation_id
 from hub.core.work.sensitive_answers import answer_for_people
@@ -62,7 +63,9 @@ async def apply(event: Event, connection: Connection, *, replaying: bool = False
     """Apply ``event`` to the projections; types without a handler are stored only."""
     if not replaying:  # what is in the log stays: a replay re-applies it whole
         await agent_lifecycle.refuse_revoked_actor(event, connection)
-    await handlers.apply(event, connection)
+    with inbox_counts.collecting() as counts:
+        await handlers.apply(event, connection)
+    await counts.write(event.workspace_id, connection)
     if not replaying:
         # Agent rows are entities, not projections: changed with their event, never rebuilt.
         await agent_lifecycle.handlers.apply(event, connection)
@@ -99,13 +102,18 @@ def _about(event: Event, task_id: str | None) -> None:
         event.task_id = task_id
 
 
-async def _save_moved(task: Task, event: Event, connection: Connection) -> None:
+async def _save_moved(task: Task, before: str, event: Event, connection: Connection) -> None:
+    """Save ``task``, moved from ``before`` to its status by ``event``; an ended task's
+    open cards are cancelled with it."""
+    counts = inbox_counts.changes()
     if task.status in TERMINAL_STATUSES:
-        await (
-            Interaction.filter(task_id=task.id, status=InteractionStatus.PENDING)
-            .using_db(connection)
-            .update(status=InteractionStatus.CANCELLED)
-        )
+        still_open = Interaction.filter(task_id=task.id, status=InteractionStatus.PENDING)
+        for card in await still_open.using_db(connection).only(
+            "id", "agent_id", "waiting_on", "voted_by"
+        ):
+            counts.card_closed(card)
+        await still_open.using_db(connection).update(status=InteractionStatus.CANCELLED)
+    counts.task_moved(task, before, event.recorded_at)
     task.updated_at = event.recorded_at
     await task.save(using_db=connection)
 
@@ -243,7 +251,7 @@ async def _task_created(event: Event, connection: Connection) -> None:
     conversation_id = payload.get("conversationId") or event.conversation_id
     if conversation_id:
         await check_conversation(event, connection, conversation_id)
-    await Task.create(
+    task = await Task.create(
         using_db=connection,
         id=task_id,
         workspace_id=event.workspace_id,
@@ -257,6 +265,7 @@ async def _task_created(event: Event, connection: Connection) -> None:
         created_at=event.recorded_at,
         updated_at=event.recorded_at,
     )
+    inbox_counts.changes().task_moved(task, None, event.recorded_at)
     _about(event, task_id)
     event.recipient_agent_id = payload.get("targetAgentId")
 
@@ -268,7 +277,7 @@ async def _child_created(event: Event, connection: Connection) -> None:
     child_id = _require(payload, "taskId")
     if await Task.filter(id=child_id).using_db(connection).exists():
         raise Conflict(f"Task id {child_id} is taken.", code="id_in_use")
-    await Task.create(
+    child = await Task.create(
         using_db=connection,
         id=child_id,
         workspace_id=event.workspace_id,
@@ -283,14 +292,16 @@ async def _child_created(event: Event, connection: Connection) -> None:
         created_at=event.recorded_at,
         updated_at=event.recorded_at,
     )
+    inbox_counts.changes().task_moved(child, None, event.recorded_at)
     _about(event, child_id)
 
 
 @handlers.on("task.accepted")
 async def _task_accepted(event: Event, connection: Connection) -> None:
     task = await writable_task(event, connection, event.payload.get("taskId") or event.task_id)
+    before = task.status
     task.status = check_transition(task.status, TaskStatus.RUNNING).value
-    await _save_moved(task, event, connection)
+    await _save_moved(task, before, event, connection)
     _about(event, task.id)
 
 
@@ -299,6 +310,7 @@ async def _status_changed(event: Event, connection: Connection) -> None:
     payload = event.payload
     task = await writable_task(event, connection, payload.get("taskId") or event.task_id)
     target = parse_status(_require(payload, "status"))
+    before = task.status
     if target != task.status:
         task.status = check_transition(task.status, target).value
     elif target in TERMINAL_STATUSES:
@@ -309,7 +321,7 @@ async def _status_changed(event: Event, connection: Connection) -> None:
         task.summary = payload["summary"]
     if payload.get("error") is not None:
         task.error = payload["error"]
-    await _save_moved(task, event, connection)
+    await _save_moved(task, before, event, connection)
     _about(event, task.id)
 
 
@@ -357,8 +369,9 @@ async def _interaction_requested(event: Event, connection: Connection) -> None:
                 hint="Send task.accepted before asking a person about the task.",
             )
         if task.status != TaskStatus.WAITING_FOR_HUMAN:
+            before = task.status
             task.status = check_transition(task.status, TaskStatus.WAITING_FOR_HUMAN).value
-            await _save_moved(task, event, connection)
+            await _save_moved(task, before, event, connection)
     if event.conversation_id:
         await check_conversation(event, connection, event.conversation_id, task)
     # Reads the workspace's rules the first time only; the event then carries the policy,
@@ -381,7 +394,10 @@ async def _interaction_requested(event: Event, connection: Connection) -> None:
         votes=[],
     )
     interaction.policy_due_at = policies.policy_due_at(interaction)
+    interaction.waiting_on = inbox_counts.waiting_on(interaction.policy)
+    interaction.voted_by = ""
     await interaction.save(using_db=connection, force_create=True)
+    inbox_counts.changes().card_opened(interaction)
 
 
 async def _answerable(event: Event, connection: Connection) -> Interaction:
@@ -468,6 +484,7 @@ async def _interaction_resolved(event: Event, connection: Connection) -> None:
         if interaction.votes:
             response["votes"] = list(interaction.votes)
     event.payload = {**payload, "response": response}
+    inbox_counts.changes().card_closed(interaction)
     interaction.status = InteractionStatus.RESOLVED
     interaction.response = response
     interaction.responded_by = _require(payload, "respondedBy")
@@ -497,7 +514,7 @@ async def _task_goes_on(interaction: Interaction, event: Event, connection: Conn
         )
         if task is not None and task.status == TaskStatus.WAITING_FOR_HUMAN and not still_waiting:
             task.status = check_transition(task.status, TaskStatus.RUNNING).value
-            await _save_moved(task, event, connection)
+            await _save_moved(task, TaskStatus.WAITING_FOR_HUMAN.value, event, connection)
 
 
 @handlers.on("interaction.delivered")
@@ -538,6 +555,7 @@ async def _interaction_expired(event: Event, connection: Connection) -> None:
     if interaction is None:
         raise Conflict(f"Interaction {interaction_id} is not pending.", code="not_pending")
     _refuse_expiry_if_votes_decided(interaction)
+    inbox_counts.changes().card_closed(interaction)
     interaction.status = InteractionStatus.EXPIRED
     interaction.policy_due_at = None
     await interaction.save(using_db=connection, update_fields=["status", "policy_due_at"])
@@ -573,6 +591,7 @@ async def _interaction_withdrawn(event: Event, connection: Connection) -> None:
     kept = {"reason": withdrawal.reason, "note": withdrawal.note}
     event.payload = {"interactionId": interaction.id, **kept}
     event.task_id, event.conversation_id = interaction.task_id, interaction.conversation_id
+    inbox_counts.changes().card_closed(interaction)
     interaction.status = InteractionStatus.CANCELLED
     interaction.withdrawal = kept
     interaction.withdrawn_at = event.recorded_at
@@ -595,6 +614,9 @@ async def _interaction_voted(event: Event, connection: Connection) -> None:
             hint="Answer it with interaction.resolved (respond to it).",
         )
     await votes.record_vote(event, interaction, connection)
+    voter = inbox_counts.voter_of(str(event.payload.get("respondedBy") or ""))
+    inbox_counts.changes().card_voted(interaction, voter)
+    await interaction.save(using_db=connection, update_fields=["waiting_on", "voted_by"])
     _about(event, interaction.task_id)
 
 
@@ -609,6 +631,9 @@ async def _interaction_reminded(event: Event, connection: Connection) -> None:
 async def _interaction_escalated(event: Event, connection: Connection) -> None:
     interaction = await _answerable(event, connection)
     await policies.record_escalation(event, interaction, connection)
+    escalated_to = [str(p) for p in event.payload.get("escalateTo") or []]
+    inbox_counts.changes().card_named(interaction, escalated_to)
+    await interaction.save(using_db=connection, update_fields=["waiting_on"])
     _about(event, interaction.task_id)
 
 

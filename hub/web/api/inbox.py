@@ -7,7 +7,7 @@ from typing import Any, Literal
 from pydantic import Field
 from quart import Blueprint
 
-from hub.core.work.inbox import DEFAULT_LIMIT, inbox
+from hub.core.work.inbox import DEFAULT_LIMIT, inbox, reader_of
 from hub.host.identity import member_of
 from hub.protocol.interactions import Risk
 from hub.web.api.base import PageQuery, query_args
@@ -32,11 +32,12 @@ class InboxQuery(PageQuery):
 @query_args(InboxQuery)
 async def workspace_inbox(ws: str, query: InboxQuery) -> dict[str, Any]:
     """The counts and each section's first page, with ``nextCursors`` by section; ask for
-    the next page of one with ``section`` and its cursor. A count stops at ``countLimit``
-    (1,000): a count equal to it means at least that many."""
-    await member_of(ws)
+    the next page of one with ``section`` and its cursor. "Waiting for me" holds the cards
+    the caller may answer and has not voted on (none for a viewer)."""
+    _, membership = await member_of(ws)
     return await inbox(
         ws,
+        reader=reader_of(membership),
         limit=query.limit,
         agent_id=query.agent_id,
         risk=query.risk,

@@ -17,9 +17,9 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError, available_timezones
 
 from babel import Locale
 from babel.dates import format_date, format_datetime, format_time, format_timedelta
+from babel.numbers import format_decimal
 from quart import Quart, g, request, session
 
-from hub.core.work import inbox
 from hub.i18n import DEFAULT_LANGUAGE, duration, install_gettext, use_language
 from hub.i18n import gettext as gettext  # the pages' ``_``
 
@@ -123,9 +123,9 @@ def iso_time(value: datetime | str | None) -> str:
 
 
 def count_text(value: int) -> str:
-    """A count as a badge or a heading shows it: "1000+" once it reaches the inbox's
-    counting limit (``hub.core.work.inbox.COUNT_LIMIT``), where counting stopped."""
-    return f"{inbox.COUNT_LIMIT}+" if value >= inbox.COUNT_LIMIT else str(value)
+    """A count as a badge or a heading shows it, grouped as the person's language groups
+    digits ("12,040")."""
+    return format_decimal(value, locale=getattr(g, "language", None) or DEFAULT_LANGUAGE)
 
 
 def init_app(app: Quart) -> None:

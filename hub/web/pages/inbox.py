@@ -15,15 +15,17 @@ from typing import Any
 from quart import Blueprint, render_template, request, url_for
 
 from hub.core.errors import NotFound
-from hub.core.store.models import Agent, AgentStatus, Interaction, InteractionStatus
+from hub.core.people.accounts import require_membership
+from hub.core.store.models import Agent, AgentStatus, Interaction
 from hub.core.store.paging import BadCursor
-from hub.core.work.inbox import SECTIONS, inbox
+from hub.core.work.inbox import SECTIONS, inbox, reader_of
+from hub.core.work.inbox_counts import agents_asking
 from hub.core.work.interactions import get_interaction
 from hub.protocol.interactions import Risk
 from hub.web.pages.cards import CardView
 from hub.web.pages.interactions import card_views
 from hub.web.pages.session import current_user, login_required
-from hub.web.pages.workspace import frame_for, workspace_of
+from hub.web.pages.workspace import frame_for
 
 blueprint = Blueprint("inbox", __name__)
 # Rows per section: three sections of 25 fill a screen or two of compact rows; "Show
@@ -97,41 +99,47 @@ class CardRow:
 async def show(workspace_id: str) -> Any:
     user = await current_user()
     assert user is not None
-    workspace = await workspace_of(user, workspace_id)
-    agents = await _filter_choices(workspace.id, request.args.get("agent") or None)
-    filters = InboxFilters.from_args(workspace.id, request.args, {a.id for a in agents})
+    membership = await require_membership(user, workspace_id)
+    workspace_id, reader = membership.workspace_id, reader_of(membership)
+    agents = await _filter_choices(workspace_id, request.args.get("agent") or None)
+    filters = InboxFilters.from_args(workspace_id, request.args, {a.id for a in agents})
     try:
         view = await inbox(
-            workspace.id,
+            workspace_id,
             limit=SECTION_PAGE,
             agent_id=filters.agent,
             risk=filters.risk,
             section=filters.section,
             cursor=filters.cursor,
+            reader=reader,
         )
     except BadCursor:  # a link cut short: the whole inbox, as hub.web.pages.paging says
         filters = replace(filters, section=None, cursor=None)
         view = await inbox(
-            workspace.id, limit=SECTION_PAGE, agent_id=filters.agent, risk=filters.risk
+            workspace_id,
+            limit=SECTION_PAGE,
+            agent_id=filters.agent,
+            risk=filters.risk,
+            reader=reader,
         )
     more = {filters.section: view["nextCursor"]} if filters.section else view["nextCursors"]
     # The badges count everything waiting, whatever the list is narrowed to.
-    frame = await frame_for(user, workspace.id, inbox_view=None if filters.active else view)
+    frame = await frame_for(user, workspace_id, inbox_view=None if filters.active else view)
     waiting = view.get("waitingForMe", [])
     found = {
         i.id: i
         for i in await Interaction.filter(
-            workspace_id=workspace.id, id__in=[item["interaction"]["id"] for item in waiting]
+            workspace_id=workspace_id, id__in=[item["interaction"]["id"] for item in waiting]
         )
     }
     interactions = [found[item["interaction"]["id"]] for item in waiting]
-    views = await card_views(workspace.id, interactions)
+    views = await card_views(workspace_id, interactions)
     rows = [
         CardRow(card=card, task=item["task"], agent=item["agent"])
         for card, item in zip(views, waiting, strict=True)
     ]
     chosen_id = request.args.get("card") or None
-    selected = await _selected(workspace.id, chosen_id, rows)
+    selected = await _selected(workspace_id, chosen_id, rows)
     return await render_template(
         "pages/inbox.html",
         **frame.context(),
@@ -150,8 +158,7 @@ async def _filter_choices(workspace_id: str, chosen: str | None) -> list[Agent]:
     """The agents the inbox may be narrowed to, by name: those with a card waiting, and the
     one chosen (whatever it has in the other sections). Not every agent: a workspace of two
     thousand would send two thousand names with every inbox, for the few that are asking."""
-    asking = Interaction.filter(workspace_id=workspace_id, status=InteractionStatus.PENDING)
-    ids = {str(a) for a in await asking.distinct().values_list("agent_id", flat=True) if a}
+    ids = set(await agents_asking(workspace_id))
     ids |= {chosen} if chosen else set()
     agents = await Agent.filter(workspace_id=workspace_id, id__in=ids).exclude(
         status=AgentStatus.REVOKED

@@ -19,14 +19,14 @@ from hub.core.log.events import current_workspace
 from hub.core.notify.preferences import EVENTS, settings_for, wanted
 from hub.core.people.accounts import require_membership, workspaces_of
 from hub.core.store.models import Role, User, Workspace
-from hub.core.work.inbox import waiting_count
+from hub.core.work.inbox import reader_of, waiting_count
 from hub.protocol.interactions import Risk
 
 
 @dataclass(frozen=True, slots=True)
 class Frame:
     workspace: Workspace
-    waiting: int  # cards waiting for a person, up to COUNT_LIMIT
+    waiting: int  # cards waiting for this person
     agents_online: int
     agents_total: int
     sequence: int
@@ -96,7 +96,9 @@ async def frame_for(
     workspace = await current_workspace(membership.workspace_id)
     sequence = int(workspace.last_sequence)
     waiting = (
-        inbox_view["counts"]["waitingForMe"] if inbox_view else await waiting_count(workspace.id)
+        inbox_view["counts"]["waitingForMe"]
+        if inbox_view
+        else await waiting_count(workspace.id, reader_of(membership))
     )
     online, total = await presence_counts(workspace.id)
     return Frame(

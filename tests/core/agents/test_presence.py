@@ -293,6 +293,33 @@ async def test_an_idle_agents_comings_and_goings_leave_the_log_alone(
     assert shown[-1].envelope["payload"]["reason"] == "connection_closed"
 
 
+async def test_a_fleet_that_leaves_at_once_goes_offline_together(
+    workspace: Workspace, shown: list[PublishedEvent]
+) -> None:
+    """Sockets closing together share one update; an agent with open work is still logged,
+    and one whose socket was replaced stays online."""
+    idle = [await online_agent(workspace, f"idle-{n}") for n in range(6)]
+    busy, replaced = await online_agent(workspace, "busy"), await online_agent(workspace, "moved")
+    await task_for(busy, TaskStatus.RUNNING)
+    for agent in [*idle, busy, replaced]:
+        await announce_connection(agent, f"ses_{agent.name}")
+    await announce_connection(replaced, "ses_newer")
+    before = await types_of(workspace)
+    shown.clear()
+    went = await asyncio.gather(
+        *(connection_closed(agent, f"ses_{agent.name}") for agent in [*idle, busy, replaced])
+    )
+    assert went == [True] * 7 + [False]
+    rows = {a.name: a for a in await Agent.filter(workspace_id=workspace.id)}
+    assert all(rows[a.name].status == AgentStatus.OFFLINE for a in [*idle, busy])
+    assert all(rows[a.name].session_id is None for a in [*idle, busy])
+    assert (rows["moved"].status, rows["moved"].session_id) == (AgentStatus.ONLINE, "ses_newer")
+    assert await types_of(workspace) == [*before, "agent.offline"]  # the busy one alone
+    offline = [f for f in shown if f.type == "agent.offline"]
+    assert sorted(f.envelope["payload"]["agentId"] for f in offline) == sorted(a.id for a in idle)
+    assert all(f.envelope["payload"]["lastHeartbeatAt"] for f in offline)
+
+
 async def test_a_second_socket_while_one_holds_the_agent_is_logged(workspace: Workspace) -> None:
     """The older socket may be alive (half-open, another process): it must read, in order
     among its downlink events, that it was replaced."""

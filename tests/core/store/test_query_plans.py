@@ -22,6 +22,7 @@ from typing import Any
 import pytest
 from tortoise import connections
 
+from hub.core.agents.presence import has_open_work
 from hub.core.agents.registry import agents_page, list_agents
 from hub.core.log.events import append_event
 from hub.core.people.audit import audit_page
@@ -30,6 +31,7 @@ from hub.core.store.statistics import gather_statistics
 from hub.core.store.transactions import in_transaction
 from hub.core.work.conversations import list_conversations
 from hub.core.work.inbox import inbox
+from hub.core.work.inbox_counts import Reader
 from hub.core.work.interactions import list_interactions
 from hub.core.work.messages import list_messages
 from hub.core.work.task_tree import child_tree, task_tree
@@ -71,6 +73,8 @@ HOT = (
     Hot("a task's cards", "interaction", ('"task_id"=?',), "task_id"),
     Hot("the conversation list", "conversation", ('ORDER BY "updated_at"',), ordered=True),
     Hot("the agent list", "agent", ('ORDER BY "created_at"',), ordered=True),
+    Hot("an agent's open work", "task", ('"target_agent_id" IN (?', '"status" IN ('),
+        "target_agent_id"),
 )  # fmt: skip
 
 
@@ -89,6 +93,7 @@ async def _hot_statements(
     await _fill(workspace_id)
     statements = record_statements(monkeypatch)
     await inbox(workspace_id)
+    await inbox(workspace_id, reader=Reader(user_id))
     await inbox(workspace_id, section="recentlyDone")
     for view in (None, "active", "waiting_for_me", "done"):
         listed = await list_tasks(workspace_id, status=view)
@@ -102,6 +107,7 @@ async def _hot_statements(
     await list_agents(workspace_id)
     await agents_page(workspace_id, limit=50)
     await audit_page(workspace_id, limit=50)
+    await has_open_work(world.agent.id)  # as each agent of a fleet comes and goes
     monkeypatch.undo()
     return [s for s in statements if s.sql.lstrip().upper().startswith("SELECT")]
 
