@@ -128,6 +128,9 @@ class Web(Surface):
     async def vote(self, card: Asked) -> None:
         button = await self._fill(card, {"optionId": "approve"})
         await self._send(card, button, re.compile("Your vote is recorded: 1 of 2 approvals."))
+        # The vote leads back to the inbox, where the card no longer waits for Ada; its
+        # page says her vote stands.
+        await self.page.goto(self.stage.card_url(card.id))
         await self._card(card).locator("[data-my-vote]").wait_for()
 
     async def votes_shown(self, card: Asked, approvals: int) -> None:
