@@ -87,6 +87,10 @@ async def _without_batches(*args: Any, **kwargs: Any) -> dict[str, Any]:
     raise NotImplementedError("this ChannelContext was built without respond_to_batch")
 
 
+def _without_batch_links(*args: Any, **kwargs: Any) -> str:
+    raise NotImplementedError("this ChannelContext was built without batch_link")
+
+
 @dataclass
 class ChannelContext:
     """What the hub hands a channel: settings, link signing, the one decision path."""
@@ -106,6 +110,10 @@ class ChannelContext:
     )
     # recipient(user_id, surface) → the Recipient as that surface reaches them.
     recipient: Callable[[str, str], Awaitable[Recipient]]
+    # batch_link(batch_id, recipient, action=approve|reject|pick) → absolute URL of a signed
+    # link answering the cards a batch message listed (``DeliveredBatch``), for a surface
+    # that cannot hold the form itself (email).
+    batch_link: Callable[..., str] = field(kw_only=True, default=_without_batch_links)
     extra: dict[str, Any] = field(default_factory=dict)
 
 

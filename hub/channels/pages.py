@@ -38,6 +38,7 @@ from hub.core.errors import AlreadyDecided, Conflict, Forbidden, Gone, InvalidIn
 from hub.core.store.models import Membership, User
 from hub.core.store.notification_models import UsedLink
 from hub.core.store.storage_faults import storage_fault
+from hub.core.work.batch_answers import BatchItem
 from hub.i18n import gettext as _
 from hub.i18n import language_in_effect, language_tag, speaking
 from hub.protocol.interactions import declines
@@ -77,13 +78,24 @@ class LinkAnswering(Protocol):
         idempotency_key: str | None = None,
     ) -> Card: ...
 
+    async def respond_to_batch(
+        self,
+        workspace_id: str,
+        task_id: str,
+        items: list[BatchItem],
+        recipient: Recipient,
+        *,
+        via: str,
+        idempotency_key: str | None = None,
+    ) -> dict[str, Any]: ...
 
-def _answering() -> LinkAnswering:
+
+def answering() -> LinkAnswering:
     answering: LinkAnswering = current_app.extensions[_ANSWERING]
     return answering
 
 
-class _Refused(Exception):
+class Refused(Exception):
     """A link that cannot be used. ``language`` is the recipient's once the link names one;
     before that (a link cut short) the page speaks the browser's language."""
 
@@ -107,22 +119,22 @@ def _reason_text(reason: str) -> str:
 
 
 async def _open(token: str) -> tuple[CardLink, Recipient, Card]:
-    runtime = _answering()
+    runtime = answering()
     try:
         link = runtime.signer.read(token)
     except LinkError as error:
-        raise _Refused(error.reason) from None
+        raise Refused(error.reason) from None
     user = await User.filter(id=link.user_id).first()
     if user is None:
-        raise _Refused("link_not_yours")
+        raise Refused("link_not_yours")
     recipient = await runtime.recipient(user, link.via)
     language = recipient.language
     member = await Membership.filter(user_id=user.id, workspace_id=link.workspace_id).exists()
     if address_digest(user.email) != link.address_digest or not member:
-        raise _Refused("link_not_yours", language)
+        raise Refused("link_not_yours", language)
     card = await load_card(link.workspace_id, link.interaction_id)
     if card is None:
-        raise _Refused("link_invalid", language)
+        raise Refused("link_invalid", language)
     return link, recipient, card
 
 
@@ -139,7 +151,7 @@ def _context(card: Card, language: str, **extra: Any) -> dict[str, Any]:
     }
 
 
-async def _problem(refused: _Refused) -> tuple[str, int]:
+async def problem(refused: Refused) -> tuple[str, int]:
     language = refused.language or language_tag(language_in_effect())
     with speaking(language):
         body = await render_template(
@@ -158,23 +170,23 @@ async def show(token: str) -> tuple[str, int]:
     try:
         return await _show(token)
     except Exception as error:
-        return await _try_again_or_raise(error)
+        return await try_again_or_raise(error)
 
 
 async def _show(token: str) -> tuple[str, int]:
     try:
         link, recipient, card = await _open(token)
-    except _Refused as refused:
-        return await _problem(refused)
+    except Refused as refused:
+        return await problem(refused)
     language = recipient.language
     if await UsedLink.filter(nonce=link.nonce).exists():
-        return await _problem(_Refused("link_used", language, card))
+        return await problem(Refused("link_used", language, card))
     with speaking(language):
         if not card.is_pending:
             page = await render_template("channels/link_card.html", **_context(card, language))
             return page, 200
         if not await may_answer(link.workspace_id, recipient.user_id):
-            return await _problem(_Refused("not_allowed_to_answer", language, card))
+            return await problem(Refused("not_allowed_to_answer", language, card))
         voted = voted_text(card, recipient.user_id)
         if voted:  # a quorum voter is told their vote stands, not asked again
             values = _context(card, language, outcome=voted)
@@ -197,28 +209,28 @@ async def _form(
 async def decide(token: str) -> tuple[str, int]:
     try:
         link, recipient, card = await _open(token)
-    except _Refused as refused:
-        return await _problem(refused)
+    except Refused as refused:
+        return await problem(refused)
     except Exception as error:
-        return await _try_again_or_raise(error)
+        return await try_again_or_raise(error)
     with speaking(recipient.language):
         try:
             return await _decide(link, recipient, card)
         except Exception as error:
-            return await _try_again_or_raise(error, recipient.language)
+            return await try_again_or_raise(error, recipient.language)
 
 
 async def _decide(link: CardLink, recipient: Recipient, card: Card) -> tuple[str, int]:
     language = recipient.language
     if await UsedLink.filter(nonce=link.nonce).exists():
-        return await _problem(_Refused("link_used", language, card))
+        return await problem(Refused("link_used", language, card))
     if not card.is_pending:
         return await _already(card, language)
     if not await may_answer(link.workspace_id, recipient.user_id):
-        return await _problem(_Refused("not_allowed_to_answer", language, card))
+        return await problem(Refused("not_allowed_to_answer", language, card))
     form = await request.form
     response = _response(card, link, form)
-    runtime = _answering()
+    runtime = answering()
     try:
         card = await runtime.respond(
             card, recipient, response, via=link.via, idempotency_key=link.nonce
@@ -229,7 +241,7 @@ async def _decide(link: CardLink, recipient: Recipient, card: Card) -> tuple[str
         fresh = await load_card(card.workspace_id, card.id)
         return await _already(fresh or card, language)
     except NotAllowedToAnswer:  # made a viewer between the check above and the answer
-        return await _problem(_Refused("not_allowed_to_answer", language, card))
+        return await problem(Refused("not_allowed_to_answer", language, card))
     except Conflict as error:
         if error.code == "action_changed":  # the message showed another action
             return await _form(card, language, link, error=error.message), 409
@@ -277,7 +289,7 @@ async def _spend(link: CardLink, recipient: Recipient, card: Card) -> None:
         logger.warning("could not mark link used: %s: %s", type(error).__name__, error)
 
 
-async def _try_again_or_raise(error: Exception, language: str | None = None) -> tuple[str, int]:
+async def try_again_or_raise(error: Exception, language: str | None = None) -> tuple[str, int]:
     """A page that says the database failed, nothing was decided and the same link will
     work once it is back; anything that is not a storage fault goes on to the app's handler."""
     fault = storage_fault(error)

@@ -29,7 +29,7 @@ from typing import Any
 
 from quart import Quart
 
-from hub.channels import pages
+from hub.channels import batch_pages, pages
 from hub.channels.base import Channel, ChannelContext, DeliveryRefused, Recipient
 from hub.channels.cards import Card, build_card, load_card, load_notice
 from hub.channels.invitations import load_invitation_mail
@@ -88,6 +88,7 @@ class ChannelRuntime:
             respond=self.respond,
             respond_to_batch=self.respond_to_batch,
             recipient=self.recipient_by_id,
+            batch_link=self.batch_link,
         )
         classes = available_channels() if channel_classes is None else channel_classes
         self.channels: dict[str, Channel] = {
@@ -234,6 +235,11 @@ class ChannelRuntime:
             action_hash=action_hash,
         )
 
+    def batch_link(self, batch_id: str, recipient: Recipient, *, action: str) -> str:
+        return self.signer.batch_url(
+            batch_id=batch_id, user_id=recipient.user_id, address=recipient.email, action=action
+        )
+
     async def respond(
         self,
         card: Card,
@@ -264,12 +270,19 @@ class ChannelRuntime:
         recipient: Recipient,
         *,
         via: str,
+        idempotency_key: str | None = None,
     ) -> dict[str, Any]:
         """Answer several cards of task ``task_id`` as ``recipient``, each item through the
-        same decision path as ``respond``: ``{batchId, taskId, items: [outcome]}``."""
+        same decision path as ``respond``: ``{batchId, taskId, items: [outcome]}``; the same
+        ``idempotency_key`` again is the same batch, deciding nothing twice."""
         user = await _member(recipient, workspace_id)
         return await batch_answers.respond_to_batch(
-            workspace_id, task_id, items, responder=f"user:{user.id}", via=via
+            workspace_id,
+            task_id,
+            items,
+            responder=f"user:{user.id}",
+            via=via,
+            idempotency_key=idempotency_key,
         )
 
     async def link_account(self, user_id: str, surface: str) -> dict[str, Any]:
@@ -318,6 +331,7 @@ def init_app(app: Quart) -> None:
     runtime = ChannelRuntime(settings)
     app.extensions[EXTENSION] = runtime
     pages.init_app(app, runtime)
+    batch_pages.init_app(app)
     for channel in runtime.channels.values():
         blueprint = channel.blueprint()
         if blueprint is not None:

@@ -141,6 +141,11 @@ class Hub:
             if not cursor:
                 return found
 
+    async def me(self) -> dict[str, Any]:
+        """The person this token belongs to: ``{userId, email, displayName}``."""
+        found: dict[str, Any] = await self.request("GET", "/me")
+        return found
+
     async def log_position(self) -> tuple[str, int]:
         """The workspace log's ``epoch`` and last sequence right now."""
         page = await self.request("GET", self._ws("/events?after=0&limit=1"))
@@ -156,6 +161,17 @@ class Hub:
             "POST", self._ws(f"/interactions/{interaction_id}/respond"), body
         )
         return resolved
+
+    async def decide(self, task_id: str, items: list[dict[str, Any]]) -> dict[str, Any]:
+        """Answer several cards of a task together from this notebook: ``items`` are
+        ``{interactionId, response}``. ``{batchId, taskId, items}``, one outcome per item
+        (``decided``, ``already_decided``, ``closed``, ``refused``); ``HubApiError`` 422
+        ``invalid_batch`` when an item cannot be decided (nothing was)."""
+        body = {"items": items, "via": SURFACE}
+        result: dict[str, Any] = await self.request(
+            "POST", self._ws(f"/tasks/{quote(task_id, safe='')}/decisions"), body
+        )
+        return result
 
     def responder(self, interaction_id: str) -> Any:
         """``respond`` for one card, as a ``CardWidget`` calls it (refusals explained)."""

@@ -7,6 +7,9 @@ notebook) turns read-only with who decided what, how and when; one its agent wit
 person answered in the agent's terminal, say) turns read-only saying so. Answers given here
 go through the JSON API and are recorded ``via: notebook``.
 
+Two or more approvals of one task also show together, above the cards, answered all at once
+or item by item (``hub.notebook.batches``).
+
 Everything runs on the kernel's own event loop; clicks are served while another cell
 ``await``s (ipykernel ≥ 7.4), so one notebook can both wait on an agent and answer it.
 """
@@ -19,6 +22,7 @@ import logging
 from collections.abc import Mapping
 from typing import Any, Protocol
 
+from hub.notebook.batches import BatchWidget, batchable
 from hub.notebook.feed import ClientFeed, FeedRefused
 from hub.sdk.display import escape
 from hub.sdk.notebook.cards import CardWidget, Respond
@@ -27,7 +31,10 @@ from hub.sdk.notebook.requirements import widgets
 logger = logging.getLogger(__name__)
 
 # Events after which a card shown here may read differently.
-_CARD_EVENTS = frozenset({"interaction.resolved", "interaction.expired", "interaction.withdrawn"})
+# A vote leaves a quorum card pending with one more vote to show.
+_CARD_EVENTS = frozenset(
+    {"interaction.voted", "interaction.resolved", "interaction.expired", "interaction.withdrawn"}
+)
 _TERMINAL_TASK = frozenset({"succeeded", "failed", "cancelled"})
 
 
@@ -39,6 +46,12 @@ class PersonHub(Protocol):
     workspace_id: str
 
     async def log_position(self) -> tuple[str, int]: ...
+
+    async def me(self) -> Mapping[str, Any]: ...
+
+    async def task(self, task_id: str) -> Mapping[str, Any]: ...
+
+    async def decide(self, task_id: str, items: list[dict[str, Any]]) -> Mapping[str, Any]: ...
 
     async def inbox(self) -> dict[str, Any]: ...
 
@@ -55,11 +68,15 @@ class Inbox:
         self.cards: dict[str, CardWidget] = {}
         self.heading = widgets.HTML(value="")
         self.list = widgets.VBox([])
+        self.batches: dict[str, BatchWidget] = {}  # by task: its approvals answered together
+        self.batch_list = widgets.VBox([])
         self.problem = widgets.HTML(value="")
         self.widget = widgets.VBox(
-            [self.heading, self.problem, self.list], _dom_classes=("lineup-inbox",)
+            [self.heading, self.problem, self.batch_list, self.list],
+            _dom_classes=("lineup-inbox",),
         )
         self.feed: ClientFeed | None = None
+        self.viewer: str | None = None  # "user:<id>": whose votes the cards know as mine
         self._follower: asyncio.Task[None] | None = None
         self.changed = asyncio.Condition()  # notified after each change (tests, scripts)
 
@@ -72,6 +89,7 @@ class Inbox:
     async def start(self) -> None:
         # The log position first, then the cards: an event in between is replayed by the
         # feed and handled again, which changes nothing (cards are keyed by id).
+        self.viewer = f"user:{(await self.hub.me())['userId']}"
         epoch, position = await self.hub.log_position()
         await self.reload()
         self.feed = ClientFeed(
@@ -129,8 +147,10 @@ class Inbox:
         box = await self.hub.inbox()
         waiting = box.get("waitingForMe") or []
         for item in waiting:
-            view = {**item["interaction"], "task": item.get("task"), "agent": item.get("agent")}
-            self._show(view)
+            shown = item["interaction"]
+            if shown.get("votes"):  # the list's view lacks the voters' names
+                shown = dict(await self.hub.interaction(str(shown["id"])))
+            self._show({**shown, "task": item.get("task"), "agent": item.get("agent")})
         still = {item["interaction"]["id"] for item in waiting}
         for interaction_id, card in self.cards.items():
             if card.pending and interaction_id not in still:
@@ -174,11 +194,35 @@ class Inbox:
         if card_id in self.cards:
             self.cards[card_id].update(view)
             return
-        card = CardWidget(view, self.hub.responder(card_id), web_url=self.hub.card_page(card_id))
+        card = CardWidget(
+            view,
+            self.hub.responder(card_id),
+            web_url=self.hub.card_page(card_id),
+            viewer=self.viewer,
+        )
         self.cards[card_id] = card
         self.list.children = (*self.list.children, card.widget)
 
+    async def _offer_batches(self) -> None:
+        """A batch widget for each task with two or more approvals waiting here; one shown
+        before is redrawn as its cards change."""
+        by_task: dict[str, list[CardWidget]] = {}
+        for card in self.cards.values():
+            task_id = card.view.get("taskId")
+            if task_id and batchable(card):
+                by_task.setdefault(str(task_id), []).append(card)
+        for task_id, waiting in by_task.items():
+            if len(waiting) >= 2 and task_id not in self.batches:
+                task = await self.hub.task(task_id)
+                batch = BatchWidget(task_id, str(task.get("title") or ""), self.hub.decide)
+                self.batches[task_id] = batch
+                self.batch_list.children = (*self.batch_list.children, batch.widget)
+        for task_id, batch in self.batches.items():
+            waiting = by_task.get(task_id, [])
+            batch.show(waiting if len(waiting) >= 2 else batch.cards)
+
     async def _changed(self) -> None:
+        await self._offer_batches()
         waiting = len(self.pending)
         self.heading.value = (
             f"<strong>Waiting for you: {waiting}</strong>"

@@ -17,12 +17,17 @@ from typing import Any
 from urllib.parse import urlsplit
 
 RISK_WORDS = {"low": "ℹ️ Low risk", "medium": "⚠️ Medium risk", "high": "⛔ High risk"}
+# As the hub's own surfaces name them (hub.channels.wording.via_text), in English.
 VIA_WORDS = {
     "web": "the web",
     "api": "the API",
     "email": "email",
     "telegram": "Telegram",
+    "feishu": "Feishu",
+    "slack": "Slack",
     "notebook": "a notebook",
+    "push": "a push notification",
+    "policy": "the approval policy",
 }
 STATUS_WORDS = {
     "queued": "queued",

@@ -131,6 +131,8 @@ class BotApiPeer:
         self.url = f"http://127.0.0.1:{self.port}"
         self.messages: dict[tuple[int, int], SentMessage] = {}
         self.answers: dict[str, dict[str, Any]] = {}
+        # The message each reply the bot sent answers: reply → replied-to message id.
+        self.replies: dict[int, int] = {}
         self.calls: list[str] = []
         self._updates: list[dict[str, Any]] = []
         self._update_ids = itertools.count(1)
@@ -201,6 +203,11 @@ class BotApiPeer:
             chat_id, next(self._message_ids), str(params["text"]), params.get("reply_markup")
         )
         self.messages[(chat_id, message.message_id)] = message
+        replied = (params.get("reply_parameters") or {}).get("message_id") or params.get(
+            "reply_to_message_id"
+        )
+        if replied:
+            self.replies[message.message_id] = int(replied)
         return self._wire(message)
 
     async def _editMessageText(self, params: dict[str, Any]) -> dict[str, Any]:

@@ -174,7 +174,7 @@ async def test_a_stale_hash_is_refused_and_telegram_approves_what_it_showed(
     assert "/a/" in edit["url"]  # a signed link to the web form
 
     # A message that showed another action cannot approve this one.
-    row = await DeliveredCard.get(interaction_id=card.id)
+    row = await DeliveredCard.get(surface="telegram", interaction_id=card.id)
     shown = row.state["actionHash"]
     assert shown == MIGRATION.hash
     await DeliveredCard.filter(id=row.id).update(

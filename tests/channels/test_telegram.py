@@ -210,3 +210,34 @@ async def test_messages_speak_the_language_of_the_person(make_hub, bot_api: BotA
         )
         assert "deploy-bot 的任务“Ship the release”失败了。" in told.text
         assert "原因：disk full" in told.text and "打开任务" in told.text
+
+
+async def test_a_message_that_answers_no_card_is_told_how_to_answer(
+    make_hub, bot_api: BotApiPeer
+) -> None:
+    async with make_hub(telegram_bot_token=bot_api.token, telegram_api_url=bot_api.url) as hub:
+        bot_api.send_text(7777, "hello?")  # nobody linked this chat
+        told = await eventually(lambda: [m for m in bot_api.chat(7777) if "not linked" in m.text])
+        assert "Settings → Telegram" in told[0].text
+
+        await hub.link_telegram(hub.owner, bot_api, ADA)
+        bot_api.send_text(ADA, "deploy it")
+        await eventually(lambda: any("answers no card" in m.text for m in bot_api.chat(ADA)))
+        assert "use the buttons" in bot_api.chat(ADA)[-1].text
+
+        interaction_id = await hub.ask(type="input", title="Which branch?")
+        card = await telegram_card(bot_api, ADA, "Which branch?")
+        before = len(bot_api.chat(ADA))
+        bot_api.send_text(ADA, "main")  # typed, not a reply: nothing is decided...
+        hint = await eventually(lambda: bot_api.chat(ADA)[before:])
+        assert "To answer “Which branch?”, reply to this card's message" in hint[0].text
+        assert bot_api.replies[hint[0].message_id] == card.message_id  # ...one tap away
+        assert (await Interaction.get(id=interaction_id)).status == InteractionStatus.PENDING
+
+        approval = await hub.ask(title="Tag the release?")
+        message = await telegram_card(bot_api, ADA, "Tag the release?")
+        before = len(bot_api.chat(ADA))
+        bot_api.send_text(ADA, "yes", reply_to=message.message_id)
+        told = await eventually(lambda: bot_api.chat(ADA)[before:])
+        assert "answered with the buttons" in told[0].text
+        assert (await Interaction.get(id=approval)).status == InteractionStatus.PENDING

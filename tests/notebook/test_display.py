@@ -165,3 +165,43 @@ def test_an_editable_action_links_to_its_web_form_and_a_fixed_one_does_not() -> 
 
     assert f'href="{page}"' in shown(["args"]) and "Edit and approve on the web" in shown(["args"])
     assert "Edit and approve on the web" not in shown([])
+
+
+async def test_an_edited_field_is_sent_in_the_type_the_action_holds() -> None:
+    fields = {"db": "prod", "batch": 500, "dry": False, "steps": ["a", "b"], "note": "x"}
+    card = InteractionCard.model_validate(
+        {
+            "type": "approval",
+            "title": "Run it?",
+            "action": {"kind": "db.migration", "fields": fields, "editable": list(fields)[1:]},
+        }
+    )
+    sent: list[dict[str, Any]] = []
+
+    async def respond(answer: dict[str, Any]) -> dict[str, Any]:
+        sent.append(answer)
+        return {"status": "pending"}
+
+    widget = CardWidget({"id": "int_5", "card": card.wire(), "status": "pending"}, respond)
+    assert set(widget.edits) == {"batch", "dry", "steps", "note"}  # "db" is not editable
+    assert widget.edits["steps"].value == "a\nb" and widget.edits["dry"].value == "false"
+    widget.edits["batch"].value = "250"
+    widget.edits["dry"].value = "true"
+    widget.edits["steps"].value = "a\n\nc\n"
+    widget.option_buttons["reject"].click()  # a "no" approves nothing, edited or not
+    await widget.answered()
+    widget.option_buttons["approve"].click()
+    await widget.answered()
+    assert "action" not in sent[0]
+    assert sent[1]["action"] == {"batch": 250, "dry": True, "steps": ["a", "c"]}
+    assert sent[1]["actionHash"] == sent[0]["actionHash"]  # bound to the action shown
+
+
+def test_every_surface_is_named_as_the_hub_names_it() -> None:
+    from hub.sdk.display import outcome_text
+
+    card = {"type": "approval", "options": [{"id": "approve", "label": "Approve"}]}
+    for via, said in (("slack", "Slack"), ("feishu", "Feishu"), ("policy", "the approval policy")):
+        assert f"Approve — by Ada via {said}" in str(
+            outcome_text(resolved(card, {"optionId": "approve"}, via))
+        )

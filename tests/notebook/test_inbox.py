@@ -7,9 +7,12 @@ import asyncio
 from collections.abc import AsyncIterator
 from pathlib import Path
 
+import httpx
 import pytest
 
-from hub.core.store.models import Event
+from hub.core.ids import new_id
+from hub.core.people.accounts import create_api_token, create_user
+from hub.core.store.models import Event, Membership, Role
 from hub.notebook.inbox import Inbox
 from hub.sdk import Resolution
 from hub.sdk.notebook import AnswerRefused
@@ -138,6 +141,89 @@ async def test_a_card_its_agent_withdrew_turns_read_only_saying_why(
             await people.responder(card.id)({"optionId": "approve"})
         assert late.value.code == "interaction_cancelled"
         assert "Nothing waiting" in inbox.heading.value
+    finally:
+        await inbox.close()
+        await agent.close()
+
+
+async def test_a_quorum_card_counts_votes_and_says_mine_stands(
+    hub: LiveHub, tmp_path: Path
+) -> None:
+    bo, _ = await create_user("bo@example.com", "correct horse", "Bo")
+    await Membership.create(
+        id=new_id("membership"), workspace_id=hub.workspace_id, user=bo, role=Role.MEMBER
+    )
+    people = await person(hub)
+    agent = await notebook_agent(people, tmp_path / "agent")
+    task = await running_task(people, agent)
+    policy = {"mode": "quorum", "required": 2, "approvers": ["owner@example.com", bo.email]}
+    waiting = asyncio.create_task(task.request_approval("Rotate the keys?", policy=policy))
+    inbox = await Inbox.open(people)
+    try:
+        await inbox.wait_for(lambda box: len(box.pending) == 1)
+        (card,) = inbox.cards.values()
+        assert "0 of 2 approvals so far" in card.votes.value
+        card.option_buttons["approve"].click()
+        await card.answered()
+        # A vote leaves the card open: it says so, never "Sending…", and asks no more.
+        assert "You voted: Approve." in card.status.value
+        assert "Sending" not in card.status.value
+        assert "1 of 2 approvals so far" in card.votes.value
+        assert "Owner: Approve (via a notebook)" in card.votes.value
+        assert card.pending and not card.answerable
+        assert all(control.disabled for control in card.controls)
+
+        # Bo votes on the web API: the inbox shows the count live, then the decision.
+        bo_token = (await create_api_token(bo, "tests"))[1]
+        async with httpx.AsyncClient(
+            base_url=hub.url, headers={"Authorization": f"Bearer {bo_token}"}
+        ) as bo_http:
+            voted = await bo_http.post(
+                f"/api/v1/workspaces/{hub.workspace_id}/interactions/{card.id}/respond",
+                json={"optionId": "approve"},
+            )
+            assert voted.status_code == 200, voted.text
+        await inbox.wait_for(lambda box: not box.card(card.id).pending)
+        assert "Bo: Approve (via the API)" in card.votes.value
+        assert "Decided:" in card.status.value
+        assert (await asyncio.wait_for(waiting, 30)).approved
+    finally:
+        await inbox.close()
+        await agent.close()
+
+
+async def test_a_tasks_approvals_are_answered_together_with_a_confirmation_for_high_risk(
+    hub: LiveHub, tmp_path: Path
+) -> None:
+    people = await person(hub)
+    agent = await notebook_agent(people, tmp_path / "agent")
+    task = await running_task(people, agent, "Release")
+    inbox = await Inbox.open(people)
+    try:
+        asks = [
+            task.request_approval("Migrate", risk="high"),
+            task.request_approval("Restart"),
+            task.request_approval("Purge"),
+        ]
+        waiting = [asyncio.create_task(a) for a in asks]
+        await inbox.wait_for(lambda box: len(box.pending) == 3 and bool(box.batches))
+        (batch,) = inbox.batches.values()
+        await inbox.wait_for(lambda box: len(batch.pending) == 3)
+        assert batch.approve_all.description == "Approve all (3)"
+        assert batch.confirm.layout.display == "flex"  # one is high risk
+
+        batch.approve_all.click()  # not confirmed: nothing is sent
+        assert "needs the confirmation ticked" in batch.status.value
+        batch.confirm.value = True
+        batch.approve_all.click()
+        await batch.answered()
+        assert "Recorded 3 answers." in batch.status.value
+        got: list[Resolution] = [await asyncio.wait_for(w, 30) for w in waiting]
+        assert [(r.option_id, r.via) for r in got] == [("approve", "notebook")] * 3
+        await inbox.wait_for(lambda box: not box.pending)
+        assert batch.approve_all.disabled and batch.send_items.disabled
+        events = await Event.filter(workspace_id=hub.workspace_id, type="interaction.resolved")
+        assert len({e.payload.get("batchId") for e in events}) == 1
     finally:
         await inbox.close()
         await agent.close()

@@ -1,7 +1,9 @@
 """The email channel: cards and notices as HTML + plain-text mail.
 
 A mail cannot change once sent, so the outcome of a decided card is shown where the mail's
-links lead: every link page shows "approved by … via …" once the card is decided. With no
+links lead: every link page shows "approved by … via …" once the card is decided. Two or
+more approvals of one task in a person's mail bring a batch mail answering them together
+(``hub.channels.email.batches``). With no
 SMTP server configured (the ``make run`` default) mails are written as ``.eml`` files under
 ``{data_dir}/outbox`` and listed at ``/dev/outbox`` for the signed-in person, who sees the
 mails addressed to them only (the files hold working answer links).
@@ -18,6 +20,7 @@ from quart import Blueprint, abort
 
 from hub.channels.base import Capabilities, Channel, ChannelContext, Recipient
 from hub.channels.cards import Card, Notice
+from hub.channels.email.batches import batch_mail, batch_to_offer, mark_sent, remember_mail
 from hub.channels.email.render import (
     card_message,
     invitation_message,
@@ -61,11 +64,19 @@ class EmailChannel(Channel):
             self.transport = self.files
 
     async def deliver_card(self, recipient: Recipient, card: Card) -> None:
-        await self.transport.send(
-            card_message(
-                card, recipient, self.context, self.capabilities, self.context.settings.email_from
-            )
+        message = card_message(
+            card, recipient, self.context, self.capabilities, self.context.settings.email_from
         )
+        await self.transport.send(message)
+        await remember_mail(recipient, card, str(message["Message-ID"]))
+        # Two or more approvals of the task in this person's mail: one more mail answers
+        # them together (a retry after a failure here sends only what did not go).
+        batch = await batch_to_offer(recipient, card)
+        if batch is not None:
+            sender = self.context.settings.email_from
+            mail = await batch_mail(batch, recipient, self.context, sender)
+            await self.transport.send(mail)
+            await mark_sent(batch, mail)
 
     async def notify(self, recipient: Recipient, notice: Notice) -> None:
         base = self.context.settings.resolved_public_url

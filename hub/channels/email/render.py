@@ -98,6 +98,43 @@ def card_message(
         )
 
 
+def batch_message(
+    cards: list[Card],
+    task_title: str,
+    recipient: Recipient,
+    sender: str,
+    *,
+    links: dict[str, str],
+    key: str,
+) -> EmailMessage:
+    """Several approvals of one task in one mail: each card in brief, then a link to
+    approve them all, one to reject them all and one to answer them item by item."""
+    with speaking(recipient.language):
+        count = len(cards)
+        values = {
+            "cards": [
+                {"card": card, "risk": risk_text(card), "outcome": outcome_text(card)}
+                for card in cards
+            ],
+            "lang": recipient.language,
+            "task": task_title,
+            "high_risk": any(card.is_high_risk for card in cards),
+            "actions": [
+                ActionLink(_("Approve all (%(count)s)", count=count), links["approve"]),
+                ActionLink(_("Reject all (%(count)s)", count=count), links["reject"]),
+                ActionLink(_("Answer item by item"), links["pick"]),
+            ],
+        }
+        return _message(
+            _("%(count)s approvals wait in “%(task)s”", count=count, task=task_title),
+            sender,
+            recipient,
+            _ENV.get_template("email/batch.txt").render(values),
+            _ENV.get_template("email/batch.html").render(values),
+            key,
+        )
+
+
 def notice_message(
     notice: Notice, recipient: Recipient, sender: str, task_url: str
 ) -> EmailMessage:

@@ -18,6 +18,7 @@ from typing import Any, Protocol
 
 from telegram import ForceReply, Message, Update, User
 from telegram.ext import ContextTypes
+from tortoise.expressions import Subquery
 
 from hub.channels.base import ChannelContext, Recipient
 from hub.channels.cards import Card, load_card
@@ -35,6 +36,7 @@ from hub.core.approvals.permissions import NotAllowedToAnswer, may_answer
 from hub.core.errors import AlreadyDecided, Conflict, HubError, InvalidInput
 from hub.core.errors import Forbidden as NotAllowed  # telegram has a Forbidden of its own
 from hub.core.notify.channel_accounts import account_for_identity
+from hub.core.store.models import Interaction, InteractionStatus
 from hub.core.store.notification_models import DeliveredCard
 from hub.i18n import gettext as _
 from hub.i18n import speaking
@@ -227,10 +229,11 @@ class ChatAnswers:
 
     async def on_reply(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
         message, sender = update.effective_message, update.effective_user
-        if message is None or sender is None or message.reply_to_message is None:
+        if message is None or sender is None:
             return
-        row = await _replied_to(message, sender)
-        if row is None:
+        row = await _replied_to(message, sender) if message.reply_to_message else None
+        if row is None:  # not a reply, or a reply to no card: say how to answer one
+            await self._stray(message, sender)
             return
         recipient = await self.messages.context.recipient(row.user_id, SURFACE)
         card = await load_card(row.workspace_id, row.interaction_id)
@@ -238,6 +241,44 @@ class ChatAnswers:
             return
         with speaking(recipient.language):
             await self._answer_reply(message, row, recipient, card)
+
+    async def _stray(self, message: Any, sender: User) -> None:
+        """A text that answers no card: silence would read as "recorded", so the person is
+        told how a card is answered here, as a reply to the card that waits for a text when
+        there is one (one tap to answer it)."""
+        account = await account_for_identity(SURFACE, str(sender.id))
+        if account is None:
+            language = "zh-Hans" if (sender.language_code or "").startswith("zh") else "en"
+            with speaking(language):
+                await message.reply_text(
+                    _(
+                        "This chat is not linked to LineUp Hub yet: open Settings → Telegram "
+                        "in the hub and press Link Telegram."
+                    )
+                )
+            return
+        recipient = await self.messages.context.recipient(account.user_id, SURFACE)
+        with speaking(recipient.language):
+            waiting = await _waiting_for_text(account.user_id, str(message.chat_id))
+            if waiting is None:
+                await message.reply_text(
+                    _(
+                        "That message answers no card. To answer a card, use the buttons "
+                        "under it; a card that asks for a text takes a reply to its message "
+                        "(swipe it left, or long-press it and choose Reply)."
+                    )
+                )
+                return
+            row, card = waiting
+            await self.messages.bot.send_message(
+                chat_id=message.chat_id,
+                text=_(
+                    "That message answers no card. To answer “%(title)s”, reply to this "
+                    "card's message (swipe it left, or long-press it and choose Reply).",
+                    title=card.title,
+                ),
+                reply_to_message_id=int(row.state.get("prompt") or row.external_id),
+            )
 
     async def _answer_reply(
         self, message: Any, row: DeliveredCard, recipient: Recipient, card: Card
@@ -250,7 +291,8 @@ class ChatAnswers:
             await message.reply_text(outcome_text(card) or "")
             return
         response = _reply_response(message, row, card)
-        if response is None:
+        if response is None:  # a reply to a card answered by its buttons
+            await message.reply_text(_("This card is answered with the buttons under it."))
             return
         try:
             decided = await self.messages.context.respond(card, recipient, response, via=SURFACE)
@@ -272,8 +314,10 @@ class ChatAnswers:
             await message.reply_text(not_allowed_to_answer_text())
         elif isinstance(error, Conflict):  # action_changed: this message showed another action
             await message.reply_text(error.message)
-        else:
-            await self._show_fresh(row, card)
+        else:  # closed meanwhile (expired, withdrawn: answered in the terminal): say so
+            closed = outcome_text(await self._show_fresh(row, card))
+            if closed:
+                await message.reply_text(closed)
 
     async def _ask_again(self, message: Any, row: DeliveredCard, error: InvalidInput) -> None:
         retry = await self.messages.bot.send_message(
@@ -300,6 +344,28 @@ async def _replied_to(message: Message, sender: User) -> DeliveredCard | None:
     ):
         if row.external_id == str(replied_to) or row.state.get("prompt") == replied_to:
             return row
+    return None
+
+
+async def _waiting_for_text(user_id: str, chat: str) -> tuple[DeliveredCard, Card] | None:
+    """The newest pending card in ``chat`` that waits for a typed reply: an input card, or
+    one whose "request changes" asked for the comment."""
+    # Only the chat's cards still open: a chat holds every card it was ever sent.
+    open_cards = Interaction.filter(status=InteractionStatus.PENDING).values("id")
+    rows = (
+        await DeliveredCard.filter(
+            surface=SURFACE,
+            user_id=user_id,
+            address=chat,
+            interaction_id__in=Subquery(open_cards),
+        )
+        .exclude(external_id="")
+        .order_by("-created_at")
+    )
+    for row in rows:
+        card = await load_card(row.workspace_id, row.interaction_id)
+        if card is not None and card.is_pending and (card.takes_text or row.state.get("option")):
+            return row, card
     return None
 
 

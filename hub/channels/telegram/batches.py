@@ -22,7 +22,8 @@ from typing import Any
 from telegram import InlineKeyboardButton, InlineKeyboardMarkup
 
 from hub.channels.base import ChannelContext, Recipient
-from hub.channels.cards import Card, load_card
+from hub.channels.cards import Card
+from hub.channels.delivered_batches import listed_cards, shown_action_hashes
 from hub.channels.telegram.callbacks import BatchAction, batch_data, parse_batch
 from hub.channels.telegram.edits import edit_message, note_pressed_message
 from hub.channels.wording import outcome_text, risk_text
@@ -140,8 +141,7 @@ class BatchMessages:
         await edit_message(self.bot, row.address, row.external_id, body, markup)
 
     async def _cards(self, row: DeliveredBatch) -> list[Card]:
-        cards = [await load_card(row.workspace_id, i) for i in row.interaction_ids]
-        return [card for card in cards if card is not None]
+        return await listed_cards(row)
 
     async def _render(self, row: DeliveredBatch) -> tuple[str, InlineKeyboardMarkup | None]:
         cards = await self._cards(row)
@@ -233,7 +233,7 @@ class BatchMessages:
 async def _items(row: DeliveredBatch, pending: list[Card], option_id: str) -> list[BatchItem]:
     """``option_id`` on each pending card, in the order the message listed them."""
     interactions = await Interaction.filter(id__in=[card.id for card in pending])
-    shown = await _shown_action_hashes(row)
+    shown = await shown_action_hashes(row)
     return [
         BatchItem(
             i.id,
@@ -251,15 +251,6 @@ def _recorded(result: dict[str, Any]) -> str:
     if others:
         answer += " " + _("%(count)s were decided elsewhere first.", count=others)
     return answer
-
-
-async def _shown_action_hashes(row: DeliveredBatch) -> dict[str, str]:
-    """The hash of the action each listed card's own message in this chat showed: the batch
-    lists only cards that reached the chat, so that message is what the person saw."""
-    delivered = await DeliveredCard.filter(
-        surface=SURFACE, user_id=row.user_id, interaction_id__in=row.interaction_ids
-    )
-    return {d.interaction_id: d.state["actionHash"] for d in delivered if "actionHash" in d.state}
 
 
 def _keyboard(row: DeliveredBatch, count: int) -> InlineKeyboardMarkup:

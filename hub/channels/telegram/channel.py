@@ -82,8 +82,9 @@ class TelegramChannel(Channel):
         start = StartCommand(settings.resolved_public_url)
         self.application.add_handler(CommandHandler("start", start))
         self.application.add_handler(CallbackQueryHandler(answers.on_press))
+        # Every text that is not a command: a reply answers its card, any other is told how.
         self.application.add_handler(
-            MessageHandler(filters.REPLY & filters.TEXT & ~filters.COMMAND, answers.on_reply)
+            MessageHandler(filters.TEXT & ~filters.COMMAND, answers.on_reply)
         )
         self._polling = False
 

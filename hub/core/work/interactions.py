@@ -64,9 +64,14 @@ async def display_names(actors: Iterable[str]) -> dict[str, str]:
 
 
 async def interaction_detail(workspace_id: str, interaction_id: str) -> dict[str, Any]:
+    """The interaction's view, with the names of who answered and of who voted on it (a
+    person's client shows a quorum's votes by name, as the hub's own surfaces do)."""
     interaction = await get_interaction(workspace_id, interaction_id)
-    names = await responder_names([interaction])
-    return interaction_view(interaction, responder_name=names.get(interaction.responded_by or ""))
+    voters = {str(v.get("actor")) for v in interaction.votes or [] if v.get("actor")}
+    names = await display_names({*voters, interaction.responded_by or ""} - {""})
+    view = interaction_view(interaction, responder_name=names.get(interaction.responded_by or ""))
+    view["voterNames"] = {actor: names[actor] for actor in sorted(voters) if actor in names}
+    return view
 
 
 async def respond_to_interaction(

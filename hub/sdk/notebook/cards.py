@@ -3,17 +3,23 @@
 ``CardWidget`` renders the card's structure (spec §7.3: why you are needed → impact → what
 you can do → details, collapsed) for all four card types:
 
-* approval and review — one button per option and an optional comment;
+* approval and review — one button per option and an optional comment; a proposed action
+  whose fields the agent marked editable gets a field for each, and approving sends the
+  edits (as the web's form does);
 * choice — one button per option, or checkboxes and *Submit* when several may be picked;
 * input — a text field (a password field when the card says the answer is sensitive) and
   *Submit*.
 
 With a ``respond`` function it is answerable; without one, or once the card is no longer
-pending, it is read-only and says who decided what, how and when. Every text the agent
-wrote is escaped before it reaches an HTML widget: a card can never inject markup.
+pending, it is read-only and says who decided what, how and when. A card decided by a
+quorum shows its votes so far (who, what, on which surface) and how many approvals it still
+needs; once the viewer (``viewer``, their actor ``user:<id>``) voted, their copy says so and
+asks no more. Every text the agent wrote is escaped before it reaches an HTML widget: a card
+can never inject markup.
 
 The buttons and fields carry CSS classes (``lineup-card-<id>``, ``lineup-option-<id>``,
-``lineup-submit``, ``lineup-text``, ``lineup-comment``, ``lineup-confirm``, ``lineup-back``)
+``lineup-submit``, ``lineup-text``, ``lineup-comment``, ``lineup-confirm``, ``lineup-back``,
+``lineup-votes``, ``lineup-status``)
 so tests and scripts can find them. A high-risk card asks to confirm an answer before it is
 sent (*Confirm* / *Back*), as the web and Telegram do.
 """
@@ -21,13 +27,22 @@ sent (*Confirm* / *Back*), as the web and Telegram do.
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
-from hub.protocol.actions import action_hash, short_hash
-from hub.sdk.display import RISK_WORDS, card_of, escape, outcome_text, safe_url
+from hub.protocol.actions import action_hash
+from hub.protocol.interactions import declines
+from hub.sdk.display import card_of, escape, outcome_text
+from hub.sdk.notebook.card_parts import (
+    action_html,
+    details,
+    edit_text,
+    edit_type,
+    header_html,
+    parse_edit,
+    votes_html,
+)
 from hub.sdk.notebook.requirements import widgets
 
 logger = logging.getLogger(__name__)
@@ -65,11 +80,14 @@ class CardWidget:
         *,
         note: str | None = None,
         web_url: str | None = None,
+        viewer: str | None = None,
     ) -> None:
-        """``web_url``: the card's page on the hub, where an editable action is edited."""
+        """``web_url``: the card's page on the hub, where an editable action is edited;
+        ``viewer``: the actor (``user:<id>``) this copy is shown to, whose vote it knows."""
         self.view: dict[str, Any] = dict(interaction)
         self.id = str(self.view.get("id") or card_of(self.view).get("id") or "")
         self._respond = respond
+        self.viewer = viewer
         self._sending: set[asyncio.Task[None]] = set()
         card = card_of(self.view)
         self.kind = str(card.get("type") or self.view.get("type") or "approval")
@@ -79,7 +97,8 @@ class CardWidget:
         self.text: Any = None
         self.comment: Any = None
         self.submit: Any = None
-        self.status = _html("")
+        self.status = widgets.HTML(value="", _dom_classes=self._classes("lineup-status"))
+        self.votes = widgets.HTML(value="", _dom_classes=self._classes("lineup-votes"))
         if note:
             self.note: Any = _html(f"<small>{escape(note)}</small>")
         else:
@@ -102,22 +121,28 @@ class CardWidget:
         action = card.get("action")
         # The notebook answers bound to the action it shows, as every other surface does.
         self.action_hash: str | None = None
+        self.action: Mapping[str, Any] | None = None
+        # An editable field's widget, by field name: what the person changes before approving.
+        self.edits: dict[str, Any] = {}
         shown = []
         if isinstance(action, dict):
+            self.action = action
             self.action_hash = action_hash(action["kind"], action["fields"])
-            shown.append(_html(_action_html(action, web_url)))
+            shown.append(_html(action_html(action, web_url)))
+            shown.extend(self._edit_fields(action))
         parts = [
-            _html(_header(self.view)),
+            _html(header_html(self.view)),
             *shown,
+            self.votes,
             *self._controls(card),
             self.confirm_row,
             self.status,
         ]
         if self.note is not None:
             parts.append(self.note)
-        details = _details(card)
-        if details is not None:
-            parts.append(details)
+        folded = details(card)
+        if folded is not None:
+            parts.append(folded)
         self.widget = widgets.VBox(
             parts,
             layout=widgets.Layout(border="1px solid #8a8a8a", padding="6px 10px", margin="4px 0"),
@@ -141,7 +166,16 @@ class CardWidget:
 
     @property
     def answerable(self) -> bool:
-        return self.pending and self._respond is not None
+        return self.pending and self._respond is not None and self.my_vote is None
+
+    @property
+    def my_vote(self) -> Mapping[str, Any] | None:
+        """The viewer's vote on this quorum card, once they voted."""
+        if not self.viewer:
+            return None
+        votes = self.view.get("votes") or ()
+        mine = (v for v in votes if isinstance(v, Mapping) and v.get("actor") == self.viewer)
+        return next(mine, None)
 
     # --- building ----------------------------------------------------------------------
 
@@ -221,10 +255,50 @@ class CardWidget:
         rows.append(widgets.HBox(buttons))
         return rows
 
+    def _edit_fields(self, action: Mapping[str, Any]) -> list[Any]:
+        """A field per editable value of the action, holding it as text (a list one item a
+        line): the same edits the web's form takes, before approving."""
+        rows: list[Any] = []
+        for name in action.get("editable") or ():
+            value = action["fields"].get(name)
+            kind = edit_type(value)
+            if kind is None:
+                continue
+            field: Any = widgets.Textarea if kind == "list of text" else widgets.Text
+            box = field(
+                value=edit_text(value),
+                description=str(name),
+                style={"description_width": "initial"},
+                _dom_classes=self._classes(f"lineup-edit-{name}"),
+            )
+            self.edits[str(name)] = box
+            rows.append(box)
+        if rows:
+            rows.insert(0, _html("<em>Edit before approving</em> (the agent receives it edited)"))
+            self.controls += list(self.edits.values())
+        return rows
+
+    def _edited(self) -> dict[str, Any]:
+        """The editable fields the person changed, each in the type it holds."""
+        if self.action is None:
+            return {}
+        edited = {}
+        for name, box in self.edits.items():
+            original = self.action["fields"].get(name)
+            value = parse_edit(edit_type(original), str(box.value))
+            if value != original:
+                edited[name] = value
+        return edited
+
     def _single(self, option_id: str) -> dict[str, Any]:
         answer: dict[str, Any] = {"optionId": option_id}
         if self.action_hash:
             answer["actionHash"] = self.action_hash
+        options = card_of(self.view).get("options") or ()
+        style = next((o.get("style") for o in options if o.get("id") == option_id), None)
+        edited = self._edited()
+        if edited and not declines(option_id, style):
+            answer["action"] = edited  # a "no" approves nothing, edited or not
         if self.comment is not None and self.comment.value.strip():
             answer["comment"] = self.comment.value.strip()
         return answer
@@ -282,8 +356,9 @@ class CardWidget:
     async def _send(self, answer: dict[str, Any]) -> None:
         assert self._respond is not None
         try:
-            self.update(await self._respond(answer))
+            shown = await self._respond(answer)
         except AnswerRefused as refused:
+            self._sent()
             if refused.decided is not None:
                 self.update(refused.decided)
             else:
@@ -291,8 +366,19 @@ class CardWidget:
                 self.status.value = f"<strong>Not sent:</strong> {escape(refused)}"
         except Exception as error:  # shown on the card: a click has no other place to fail
             logger.exception("answering card %s failed", self.id)
+            self._sent()
             self._set_enabled(True)
             self.status.value = f"<strong>Not sent:</strong> {escape(error)}"
+        else:
+            # Sent before the card is redrawn: a vote leaves the card pending, and a card
+            # still counted as sending would keep saying "Sending…" with its buttons off.
+            self._sent()
+            self.update(shown)
+
+    def _sent(self) -> None:
+        current = asyncio.current_task()
+        if current is not None:
+            self._sending.discard(current)
 
     async def answered(self) -> None:
         """Wait until the answers being sent got the hub's reply (for scripts and tests)."""
@@ -308,10 +394,17 @@ class CardWidget:
 
     def _refresh(self) -> None:
         outcome = outcome_text(self.view)
+        self.votes.value = votes_html(self.view)
+        mine = self.my_vote
         if outcome is not None:
             # A card taken back by its agent was closed, not decided.
             label = "Closed" if self.view.get("withdrawal") else "Decided"
             self.status.value = f"<strong>{label}:</strong> {escape(outcome)}"
+        elif mine is not None:
+            self.status.value = (
+                f"<strong>You voted: {escape(self._describe(dict(mine)))}.</strong> "
+                "The card waits for the other approvers."
+            )
         elif not self._sending:
             self.status.value = "" if self._respond else "<em>Waiting for an answer…</em>"
         self._set_enabled(self.answerable and not self._sending)
@@ -324,70 +417,6 @@ class CardWidget:
         if not enabled:
             self._to_confirm = None
             self.confirm_row.layout.display = "none"
-
-
-def _header(view: Mapping[str, Any]) -> str:
-    card = card_of(view)
-    kind = escape(card.get("type") or view.get("type") or "")
-    lines = [f"<div><small>{kind}</small></div>", f"<strong>{escape(card.get('title'))}</strong>"]
-    agent = (view.get("agent") or {}).get("name") if isinstance(view.get("agent"), dict) else None
-    task = (view.get("task") or {}).get("title") if isinstance(view.get("task"), dict) else None
-    if agent or task:
-        asked = f"{escape(agent or 'An agent')} asks" + (f" · task {escape(task)}" if task else "")
-        lines.append(f"<div><small>{asked}</small></div>")
-    if card.get("risk") in RISK_WORDS:
-        lines.append(f"<div><strong>{escape(RISK_WORDS[str(card['risk'])])}</strong></div>")
-    for label, key in (("Why you are needed", "description"), ("Impact", "impact")):
-        if card.get(key):
-            lines.append(
-                f'<div><em>{label}</em><div style="white-space:pre-wrap">'
-                f"{escape(card[key])}</div></div>"
-            )
-    if card.get("content"):
-        lines.append(
-            '<div><em>What to review</em><pre style="white-space:pre-wrap;max-height:20em;'
-            f'overflow:auto">{escape(card["content"])}</pre></div>'
-        )
-    url = safe_url(card.get("contentUrl"))
-    if url:
-        lines.append(
-            f'<div><a href="{escape(url)}" target="_blank" rel="noopener noreferrer">'
-            f"{escape(url)}</a></div>"
-        )
-    if card.get("expiresAt"):
-        lines.append(f"<div><small>Answer before {escape(card['expiresAt'])}.</small></div>")
-    return "".join(lines)
-
-
-def _action_html(action: Mapping[str, Any], web_url: str | None = None) -> str:
-    """The exact action, read-only: editing it is done on the web, behind ``web_url``."""
-    rows = "".join(
-        f'<dt><b>{escape(str(name))}</b></dt><dd><pre style="white-space:pre-wrap;margin:0">'
-        f"{escape(value if isinstance(value, str) else json.dumps(value, ensure_ascii=False))}"
-        "</pre></dd>"
-        for name, value in action["fields"].items()
-    )
-    fingerprint = short_hash(action_hash(action["kind"], action["fields"]))
-    edit = ""
-    url = safe_url(web_url)
-    if action.get("editable") and url:
-        edit = (
-            f'<p><a href="{escape(url)}" target="_blank" rel="noopener noreferrer">'
-            "Edit and approve on the web</a></p>"
-        )
-    return (
-        f"<p><b>Exact action</b>: <code>{escape(str(action['kind']))}</code> "
-        f"<i>(fingerprint {fingerprint})</i></p><dl>{rows}</dl>{edit}"
-    )
-
-
-def _details(card: Mapping[str, Any]) -> Any:
-    details = card.get("details")
-    if not details:
-        return None
-    text = json.dumps(details, indent=2, ensure_ascii=False, default=str)
-    body = _html(f'<pre style="white-space:pre-wrap">{escape(text)}</pre>')
-    return widgets.Accordion(children=[body], titles=("Details",), selected_index=None)
 
 
 __all__ = ["AnswerRefused", "CardWidget", "Respond"]

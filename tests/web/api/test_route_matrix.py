@@ -54,6 +54,8 @@ PUBLIC = {
     "/static/<path:filename>",
     "/lap/v0.1",
     "/a/<token>",
+    # A batch mail's link: its signed token is the credential (test_email_batches.py).
+    "/b/<token>",
     # The installable app's files hold nothing of anyone's (tests/web/pages/test_pwa.py).
     "/manifest.webmanifest",
     "/service-worker.js",
