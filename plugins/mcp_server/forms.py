@@ -15,6 +15,12 @@ Not every card is asked at the terminal:
   opens the card's page on the hub, where the person types the value.
 * A multiple choice needs the multi-select fields of 2025-11-25; an older client answers
   it in the hub.
+
+A proposed action's editable fields of text, a number or a yes/no are fields of the form,
+holding the proposed value as their default (a default needs 2025-11-25; an older client
+approves the action as proposed). The person changes what they would; the hub binds the
+edit to the card's action as on every surface, so the agent is told the action it may
+take, and a "no" never carries edits.
 """
 
 from __future__ import annotations
@@ -22,17 +28,21 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from hub.protocol.actions import ProposedAction, value_type
 from hub.protocol.interactions import (
     MAX_COMMENT_LENGTH,
     InputFormat,
     InteractionCard,
     InteractionType,
+    declines,
     validate_response,
 )
 
 # The first revision with titled (oneOf) and multi-select enum fields (SEP-1330).
 TITLED_ENUMS_FROM = "2025-11-25"
 _STRING_FORMATS = {InputFormat.EMAIL: "email", InputFormat.URL: "uri"}
+# The types of an editable field a form field can hold (a list of text has no such field).
+_EDIT_TYPES = {"text": "string", "number": "number", "boolean": "boolean"}
 
 
 @dataclass(frozen=True)
@@ -102,6 +112,8 @@ def note_for(card: InteractionCard, answer: dict[str, Any]) -> str:
     if "optionId" in answer:
         option = card.option(answer["optionId"])
         said = option.label if option else answer["optionId"]
+        if "editedFrom" in answer:
+            said += " (edited)"
         return f"{said}: {answer['comment']}" if answer.get("comment") else said
     return "Answered: " + str(answer.get("text", ""))
 
@@ -153,6 +165,15 @@ def _fields(
         }
         return {f"{prefix}choices": choices}, [f"{prefix}choices"]
     fields = {f"{prefix}choice": _single_select(card, title, version)}
+    if card.action is not None and version >= TITLED_ENUMS_FROM:
+        for name in _editable_here(card.action):
+            value = card.action.fields[name]
+            fields[f"{prefix}edit_{name}"] = {
+                "type": _EDIT_TYPES[value_type(value) or ""],
+                "title": f"Change {name}" if not numbered else f"{numbered}. Change {name}",
+                "description": f"Proposed: {value}. Change it to approve another value.",
+                "default": value,
+            }
     if card.type is not InteractionType.CHOICE:
         fields[f"{prefix}comment"] = {
             "type": "string",
@@ -186,6 +207,20 @@ def _response(card: InteractionCard, content: dict[str, Any], prefix: str) -> di
     comment = content.get(f"{prefix}comment")
     if isinstance(comment, str) and comment.strip():
         response["comment"] = comment.strip()
-    if card.action is not None:  # the terminal saw the action as proposed, unedited
-        response["actionHash"] = card.action.hash
+    if card.action is not None:
+        response["actionHash"] = card.action.hash  # the action the form showed
+        edits = {
+            name: content[f"{prefix}edit_{name}"]
+            for name in _editable_here(card.action)
+            if content.get(f"{prefix}edit_{name}", card.action.fields[name])
+            != card.action.fields[name]
+        }
+        option = card.option(str(response["optionId"]))
+        if edits and option is not None and not declines(option.id, option.style):
+            response["action"] = edits
     return response
+
+
+def _editable_here(action: ProposedAction) -> list[str]:
+    """The action's editable fields the form can hold."""
+    return [n for n in action.editable if value_type(action.fields[n]) in _EDIT_TYPES]

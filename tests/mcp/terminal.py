@@ -28,14 +28,14 @@ any test that wants "the terminal" as one more surface::
         terminal.release()
 
 The fields of a form are named by the card's kind (``forms.py``): ``choice`` (an option
-id) and ``comment`` for an approval, a review or a single choice; ``choices`` (a list of
-ids) for a multiple choice; ``text`` for an input. A batch prefixes each item's fields with
+id) and ``comment`` for an approval, a review or a single choice, with ``edit_<field>`` for
+each editable field of an exact action; ``choices`` (a list of ids) for a multiple choice;
+``text`` for an input. A batch prefixes each item's fields with
 ``item1_``, ``item2_``, .... A sensitive input is not a form: the client is asked to open
 the card's page on the hub (URL mode), and ``Terminal.opened`` lists the pages.
 
 What the terminal cannot do, by design (a parity table marks these cells "not offered"):
-answer a card with named approvers or a quorum (it waits for those people), edit an exact
-action (it approves the action as proposed; edits are made on the hub's surfaces), or see a
+answer a card with named approvers or a quorum (it waits for those people), or see a
 sensitive input's value. An answer at the terminal withdraws the card in the hub ("answered
 in the terminal", the answer beside it), which turns it read-only on every surface.
 

@@ -19,6 +19,7 @@ import httpx
 import pytest
 from mcp_types import ElicitRequestFormParams, ElicitRequestURLParams
 
+from hub.protocol.actions import action_hash
 from tests.channels.peers import BotApiPeer
 from tests.mcp.by_hand import open_session, tool_call
 from tests.mcp.conftest import ADA, eventually, http_agent, paired_credential, stdio_agent
@@ -57,6 +58,69 @@ async def test_an_approval_answered_at_the_terminal_closes_the_card_everywhere(
     assert card["status"] == "cancelled"  # taken back by its agent: no answer in the hub
     assert card["withdrawal"]["reason"] == "answered_in_terminal"
     assert card["withdrawal"]["note"] == "Approve: Ship it"
+
+
+MIGRATION = {
+    "kind": "db.migration",
+    "fields": {"database": "prod-eu", "batch": 500, "dry_run": True, "tables": ["users"]},
+    "editable": ["batch", "dry_run", "tables"],
+}
+
+
+@pytest.mark.parametrize("mode", MODES)
+async def test_an_exact_action_is_edited_at_the_terminal(
+    hub: LiveHub, credential: str, mode: str
+) -> None:
+    """The form holds each editable field it can (text, numbers, yes/no) at its proposed
+    value; an edit there reaches the agent bound to the action, as from any surface."""
+    schemas: list[dict[str, Any]] = []
+
+    def edit(question: ElicitRequestFormParams) -> dict[str, Any]:
+        schemas.append(question.requested_schema)
+        return {"choice": "approve", "edit_batch": 250, "edit_dry_run": True}
+
+    result = await answer_at_terminal(
+        hub,
+        credential,
+        "request_approval",
+        {"action": "Migrate the users table", "exact_action": MIGRATION},
+        edit,
+        mode=mode,
+    )
+    fields = schemas[0]["properties"]
+    assert fields["edit_batch"]["default"] == 500 and fields["edit_batch"]["type"] == "number"
+    assert fields["edit_dry_run"]["default"] is True
+    assert "edit_tables" not in fields and "edit_database" not in fields  # no field holds them
+    assert result["approved"] is True and result["via"] == "terminal"
+    edited = {**MIGRATION["fields"], "batch": 250}
+    assert result["action"]["fields"] == edited
+    assert result["actionHash"] == action_hash("db.migration", edited)
+    assert result["editedFrom"] == action_hash("db.migration", MIGRATION["fields"])
+    card = await interaction(hub, result["handle"])
+    assert card["withdrawal"]["note"] == "Approve (edited)"
+
+
+@pytest.mark.parametrize("mode", MODES)
+async def test_a_no_at_the_terminal_carries_no_edit_and_a_wrong_edit_is_asked_again(
+    hub: LiveHub, credential: str, mode: str
+) -> None:
+    answers = iter(
+        [
+            {"choice": "approve", "edit_batch": "many"},  # not a number: asked again
+            {"choice": "reject", "edit_batch": 1},  # a no: the edit is not taken
+        ]
+    )
+    result = await answer_at_terminal(
+        hub,
+        credential,
+        "request_approval",
+        {"action": "Migrate the orders table", "exact_action": MIGRATION},
+        lambda _question: next(answers),
+        mode=mode,
+    )
+    assert result["approved"] is False and result["via"] == "terminal"
+    assert "editedFrom" not in result
+    assert result.get("action", {"fields": MIGRATION["fields"]})["fields"] == MIGRATION["fields"]
 
 
 @pytest.mark.parametrize("mode", MODES)

@@ -7,11 +7,10 @@ withdraws the card in the hub ("answered in the terminal", recorded ``via termin
 an answer elsewhere first ends the terminal's question, and the tool call returns that
 answer, saying who decided and through which surface.
 
-What the terminal cannot answer, by design (``cannot``): an edit of the proposed action
-(its form approves the action as proposed; a form of flat fields beside the card cannot
-show which fields may change and bind the edit to the action's hash), and a card with named
-approvers or a quorum (an answer at the terminal names nobody, so it would step around the
-policy; the card waits for its approvers in the hub).
+What the terminal cannot answer, by design (``cannot``): a card with named approvers or a
+quorum (an answer at the terminal names nobody, so it would step around the policy; the
+card waits for its approvers in the hub). A proposed action's editable fields are fields of
+its form, holding the proposed values.
 """
 
 from __future__ import annotations
@@ -38,8 +37,6 @@ def form_content(answer: dict[str, Any], prefix: str = "") -> dict[str, Any]:
 class Mcp(Surface):
     name = "terminal"
     cannot: ClassVar[dict[str, str]] = {
-        "edit": "its form approves the exact action as proposed: a form of flat fields "
-        "cannot bind an edit to the action it changes",
         "quorum": "a card with named approvers or a quorum is not asked at the terminal, "
         "where the answer names nobody; it waits for its approvers in the hub",
     }
@@ -96,12 +93,13 @@ class Mcp(Surface):
         assert question.withdrawn or question.replied, question
 
     async def answer_edited(self, card: Asked) -> None:
-        """Not offered (``cannot``): the form shows the exact action and asks only for a
-        decision on it, which approves the action as proposed."""
+        """The form shows the exact action and a field for each editable one, holding the
+        proposed value; the person changes it and approves."""
         question = await self._question(card)
-        assert set(question.fields) == {"choice", "comment"}, question.fields
+        edits = {f"edit_{name}": value for name, value in card.kind.answer["action"].items()}
+        assert set(question.fields) == {"choice", "comment", *edits}, question.fields
         assert "Exactly: db.migration" in question.message, question.message
-        question.answer({"choice": "approve"})
+        question.answer({"choice": "approve", **edits})
 
     async def vote(self, card: Asked) -> None:
         """Not offered (``cannot``): the terminal was never asked a quorum card."""
