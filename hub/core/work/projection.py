@@ -441,10 +441,15 @@ def _refuse_unless_open(interaction: Interaction, event: Event) -> None:
             response=answer_for_people(interaction),
         )
     if interaction.status != InteractionStatus.PENDING:
-        raise Gone(
-            f"Interaction {interaction.id} was {interaction.status.value} and takes no answer.",
-            code=f"interaction_{interaction.status.value}",
-        )
+        # Said to the person who pressed as much as to a script: the card, not its id.
+        reason = (interaction.withdrawal or {}).get("reason")
+        if reason == "answered_in_terminal":
+            said = "Answered in the terminal; this card takes no answer."
+        elif interaction.withdrawal is not None:
+            said = "The agent withdrew this card; it takes no answer."
+        else:
+            said = f"This card was {interaction.status.value} and takes no answer."
+        raise Gone(said, code=f"interaction_{interaction.status.value}")
     if (
         event.actor != policies.POLICY_ACTOR
         and interaction.expires_at is not None

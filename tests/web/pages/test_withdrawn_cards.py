@@ -64,6 +64,9 @@ async def test_an_answer_from_an_open_page_is_refused_and_changes_nothing(browse
         actor=f"agent:{world.agent.id}",
     )
     response = await ada.post(respond, {"optionId": "a", "csrf_token": token}, csrf=False)
-    assert response.status_code == 302  # back, told it takes no answer
+    assert response.status_code == 302  # back, told it takes no answer, and why
+    _status, html = await ada.page(response.headers["Location"])
+    assert "Answered in the terminal; this card takes no answer." in html
+    assert f"Interaction {card_id}" not in html  # the card, not its id
     card = await Interaction.get(id=card_id)
     assert card.status == InteractionStatus.CANCELLED and card.response is None

@@ -114,7 +114,7 @@ class Web(Surface):
         assert not any("sent to the agent" in n for n in notices), notices
         for notice in notices:  # the core's sentence, naming the surface as recorded
             if winner == TERMINAL:  # the card was withdrawn in the hub: it takes no answer
-                assert "takes no answer" in notice, notice
+                assert "Answered in the terminal; this card takes no answer" in notice, notice
             else:
                 assert f"Already decided by Ada via {winner}" in notice, notice
 
