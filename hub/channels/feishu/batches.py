@@ -17,6 +17,7 @@ from typing import Any
 
 from hub.channels.base import ChannelContext, Recipient
 from hub.channels.cards import Card, load_card
+from hub.channels.delivered_batches import batch_items, current_batch, recorded
 from hub.channels.feishu.api import FeishuApi
 from hub.channels.feishu.inbound import Callback, Reply
 from hub.channels.feishu.presses import BatchAction, Press, batch_value
@@ -24,21 +25,17 @@ from hub.channels.feishu.render import card_json, line, plain
 from hub.channels.wording import outcome_text, risk_text
 from hub.core.errors import HubError
 from hub.core.notify.channel_accounts import account_for_identity
-from hub.core.store.models import Interaction, Task
+from hub.core.store.models import Task
 from hub.core.store.notification_models import DeliveredBatch, DeliveredCard
 from hub.core.work.batch_answers import (
     APPROVE,
     REJECT,
-    BatchItem,
-    Outcome,
-    answer_for,
     batchable_cards,
 )
 from hub.core.work.interactions import list_interactions
 from hub.i18n import gettext as _
 from hub.i18n import speaking
 from hub.protocol.clock import utcnow
-from hub.protocol.interactions import InteractionCard
 
 SURFACE = "feishu"
 
@@ -75,7 +72,7 @@ class BatchCards:
         listed = [i.id for i in waiting if i.id in in_chat]
         if len(listed) < 2:
             return
-        current = await self._current(recipient.user_id, task_id)
+        current = await current_batch(SURFACE, recipient.user_id, task_id)
         if current is not None and current.interaction_ids == listed:
             if not current.external_id:  # created, but the send did not go through
                 await self._send(current, recipient)
@@ -107,12 +104,6 @@ class BatchCards:
             if card.id in row.interaction_ids and not row.state.get("replaced"):
                 with speaking(recipient.language):
                     await self._draw(row)
-
-    async def _current(self, user_id: str, task_id: str) -> DeliveredBatch | None:
-        rows = await DeliveredBatch.filter(
-            surface=SURFACE, user_id=user_id, task_id=task_id
-        ).order_by("-created_at")
-        return next((row for row in rows if not row.state.get("replaced")), None)
 
     async def _send(self, row: DeliveredBatch, recipient: Recipient) -> None:
         sent = await self.api.send_card(
@@ -197,7 +188,7 @@ class BatchCards:
     async def _decide(
         self, row: DeliveredBatch, recipient: Recipient, pending: list[Card], option_id: str
     ) -> Reply:
-        items = await _items(row, pending, option_id)
+        items = await batch_items(row, pending, option_id)
         try:
             result = await self.context.respond_to_batch(
                 row.workspace_id, row.task_id, items, recipient, via=SURFACE
@@ -206,37 +197,11 @@ class BatchCards:
             row.state = {}
             return Reply(error.message, "error", await self._redrawn(row))
         row.state = {}
-        return Reply(_recorded(result), "success", await self._redrawn(row))
+        return Reply(recorded(result), "success", await self._redrawn(row))
 
     async def _redrawn(self, row: DeliveredBatch) -> dict[str, Any]:
         await _save_state(row)
         return await self.render(row)
-
-
-async def _items(row: DeliveredBatch, pending: list[Card], option_id: str) -> list[BatchItem]:
-    """``option_id`` on each pending card, in the order the batch card listed them, bound to
-    the action each card's own message showed."""
-    interactions = await Interaction.filter(id__in=[card.id for card in pending])
-    delivered = await DeliveredCard.filter(
-        surface=SURFACE, user_id=row.user_id, interaction_id__in=row.interaction_ids
-    )
-    shown = {d.interaction_id: d.state["actionHash"] for d in delivered if "actionHash" in d.state}
-    return [
-        BatchItem(
-            i.id,
-            answer_for(InteractionCard.model_validate(i.payload), option_id, shown.get(i.id)),
-        )
-        for i in sorted(interactions, key=lambda i: row.interaction_ids.index(i.id))
-    ]
-
-
-def _recorded(result: dict[str, Any]) -> str:
-    outcomes = [item["outcome"] for item in result["items"]]
-    answer = _("Recorded %(count)s answers.", count=outcomes.count(Outcome.DECIDED))
-    others = len(outcomes) - outcomes.count(Outcome.DECIDED)
-    if others:
-        answer += " " + _("%(count)s were decided elsewhere first.", count=others)
-    return answer
 
 
 def _buttons(row: DeliveredBatch, count: int) -> list[dict[str, Any]]:

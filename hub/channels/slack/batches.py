@@ -17,26 +17,24 @@ from typing import Any
 
 from hub.channels.base import ChannelContext, Recipient
 from hub.channels.cards import Card, load_card
+from hub.channels.delivered_batches import batch_items, current_batch
 from hub.channels.slack.actions import BatchAction, Refused, batch_action_id, parse_batch
 from hub.channels.slack.blocks import Block, escape, plain
 from hub.channels.slack.web_api import SlackApi
 from hub.channels.wording import outcome_text, risk_text
 from hub.core.errors import HubError
 from hub.core.notify.channel_accounts import account_for_identity
-from hub.core.store.models import Interaction, Task
+from hub.core.store.models import Task
 from hub.core.store.notification_models import DeliveredBatch, DeliveredCard
 from hub.core.work.batch_answers import (
     APPROVE,
     REJECT,
-    BatchItem,
-    answer_for,
     batchable_cards,
 )
 from hub.core.work.interactions import list_interactions
 from hub.i18n import gettext as _
 from hub.i18n import speaking
 from hub.protocol.clock import utcnow
-from hub.protocol.interactions import InteractionCard
 
 SURFACE = "slack"
 
@@ -73,7 +71,7 @@ class BatchMessages:
         listed = [i.id for i in waiting if i.id in shown]
         if len(listed) < 2:
             return
-        current = await self._current(recipient.user_id, task_id)
+        current = await current_batch(SURFACE, recipient.user_id, task_id)
         if current is not None and current.interaction_ids == listed:
             if not current.external_id:  # created, but the post did not go through
                 await self._post(current, recipient)
@@ -107,12 +105,6 @@ class BatchMessages:
                 recipient = await self.context.recipient(user_id, SURFACE)
                 with speaking(recipient.language):
                     await self._draw(row)
-
-    async def _current(self, user_id: str, task_id: str) -> DeliveredBatch | None:
-        rows = await DeliveredBatch.filter(
-            surface=SURFACE, user_id=user_id, task_id=task_id
-        ).order_by("-created_at")
-        return next((row for row in rows if not row.state.get("replaced")), None)
 
     async def _post(self, row: DeliveredBatch, recipient: Recipient) -> None:
         text, blocks = await self._render(row)
@@ -221,7 +213,7 @@ class BatchMessages:
     async def _decide(
         self, row: DeliveredBatch, recipient: Recipient, pending: list[Card], option_id: str
     ) -> None:
-        items = await _items(row, pending, option_id)
+        items = await batch_items(row, pending, option_id)
         try:
             await self.context.respond_to_batch(
                 row.workspace_id, row.task_id, items, recipient, via=SURFACE
@@ -261,25 +253,3 @@ def _buttons(row: DeliveredBatch, count: int) -> Block:
             button(_("Reject all (%(count)s)", count=count), BatchAction.REJECT_ALL),
         ]
     return {"type": "actions", "elements": elements}
-
-
-async def _items(row: DeliveredBatch, pending: list[Card], option_id: str) -> list[BatchItem]:
-    """``option_id`` on each pending card, in the order the message listed them."""
-    interactions = await Interaction.filter(id__in=[card.id for card in pending])
-    shown = await _shown_action_hashes(row)
-    return [
-        BatchItem(
-            i.id,
-            answer_for(InteractionCard.model_validate(i.payload), option_id, shown.get(i.id)),
-        )
-        for i in sorted(interactions, key=lambda i: row.interaction_ids.index(i.id))
-    ]
-
-
-async def _shown_action_hashes(row: DeliveredBatch) -> dict[str, str]:
-    """The hash of the action each listed card's own message showed: the batch lists only
-    cards that reached the conversation, so that message is what the person saw."""
-    delivered = await DeliveredCard.filter(
-        surface=SURFACE, user_id=row.user_id, interaction_id__in=row.interaction_ids
-    )
-    return {d.interaction_id: d.state["actionHash"] for d in delivered if "actionHash" in d.state}

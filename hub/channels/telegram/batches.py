@@ -23,27 +23,23 @@ from telegram import InlineKeyboardButton, InlineKeyboardMarkup
 
 from hub.channels.base import ChannelContext, Recipient
 from hub.channels.cards import Card
-from hub.channels.delivered_batches import listed_cards, shown_action_hashes
+from hub.channels.delivered_batches import batch_items, current_batch, listed_cards, recorded
 from hub.channels.telegram.callbacks import BatchAction, batch_data, parse_batch
 from hub.channels.telegram.edits import edit_message, note_pressed_message
 from hub.channels.wording import outcome_text, risk_text
 from hub.core.errors import HubError
 from hub.core.notify.channel_accounts import account_for_identity
-from hub.core.store.models import Interaction, Task
+from hub.core.store.models import Task
 from hub.core.store.notification_models import DeliveredBatch, DeliveredCard
 from hub.core.work.batch_answers import (
     APPROVE,
     REJECT,
-    BatchItem,
-    Outcome,
-    answer_for,
     batchable_cards,
 )
 from hub.core.work.interactions import list_interactions
 from hub.i18n import gettext as _
 from hub.i18n import speaking
 from hub.protocol.clock import utcnow
-from hub.protocol.interactions import InteractionCard
 
 SURFACE = "telegram"
 
@@ -80,7 +76,7 @@ class BatchMessages:
         listed = [i.id for i in waiting if i.id in in_chat]
         if len(listed) < 2:
             return
-        current = await self._current(recipient.user_id, card.task_id)
+        current = await current_batch(SURFACE, recipient.user_id, card.task_id)
         if current is not None and current.interaction_ids == listed:
             if not current.external_id:  # created, but the send did not go through
                 await self._send(current, recipient)
@@ -112,12 +108,6 @@ class BatchMessages:
             if card.id in row.interaction_ids and not row.state.get("replaced"):
                 with speaking(recipient.language):
                     await self._draw(row)
-
-    async def _current(self, user_id: str, task_id: str) -> DeliveredBatch | None:
-        rows = await DeliveredBatch.filter(
-            surface=SURFACE, user_id=user_id, task_id=task_id
-        ).order_by("-created_at")
-        return next((row for row in rows if not row.state.get("replaced")), None)
 
     async def _send(self, row: DeliveredBatch, recipient: Recipient) -> None:
         body, markup = await self._render(row)
@@ -217,7 +207,7 @@ class BatchMessages:
     async def _decide(
         self, row: DeliveredBatch, recipient: Recipient, pending: list[Card], option_id: str
     ) -> tuple[str, bool]:
-        items = await _items(row, pending, option_id)
+        items = await batch_items(row, pending, option_id)
         try:
             result = await self.context.respond_to_batch(
                 row.workspace_id, row.task_id, items, recipient, via=SURFACE
@@ -227,30 +217,7 @@ class BatchMessages:
         finally:
             row.state = {}
             await self._draw(row)
-        return _recorded(result), False
-
-
-async def _items(row: DeliveredBatch, pending: list[Card], option_id: str) -> list[BatchItem]:
-    """``option_id`` on each pending card, in the order the message listed them."""
-    interactions = await Interaction.filter(id__in=[card.id for card in pending])
-    shown = await shown_action_hashes(row)
-    return [
-        BatchItem(
-            i.id,
-            answer_for(InteractionCard.model_validate(i.payload), option_id, shown.get(i.id)),
-        )
-        for i in sorted(interactions, key=lambda i: row.interaction_ids.index(i.id))
-    ]
-
-
-def _recorded(result: dict[str, Any]) -> str:
-    """What the batch did, counting the cards someone else decided first apart."""
-    outcomes = [item["outcome"] for item in result["items"]]
-    answer = _("Recorded %(count)s answers.", count=outcomes.count(Outcome.DECIDED))
-    others = len(outcomes) - outcomes.count(Outcome.DECIDED)
-    if others:
-        answer += " " + _("%(count)s were decided elsewhere first.", count=others)
-    return answer
+        return recorded(result), False
 
 
 def _keyboard(row: DeliveredBatch, count: int) -> InlineKeyboardMarkup:
