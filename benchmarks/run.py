@@ -155,7 +155,7 @@ async def _seed(url: str, profile: Profile, secret_key: str) -> dict[str, Any]:
         # going offline together, 100 events for each of 1,000 clients) is not its subject.
         seed["fanout"] = await workspace_with_agents("fanout@example.com", 1)
         workspace_id = seed["workspace"]
-        seed["cards"] = await _cards_to_answer(seed, PERSON_CARDS)
+        seed["cards"] = await cards_to_answer(seed, PERSON_CARDS)
         # Idle agents are fixtures, not the subject: written directly, not paired one by one.
         idle = [new_token("lu_agent") for _ in range(profile.idle_agents)]
         await Agent.bulk_create(
@@ -175,7 +175,7 @@ async def _seed(url: str, profile: Profile, secret_key: str) -> dict[str, Any]:
     return {**seed, "idle": idle}
 
 
-async def _cards_to_answer(seed: dict[str, Any], count: int) -> list[str]:
+async def cards_to_answer(seed: dict[str, Any], count: int) -> list[str]:
     """Low-risk approvals the first agent asks on a task of its own, for the person to answer."""
     from hub.core.ids import new_id
     from hub.core.log.events import append_event
@@ -335,7 +335,7 @@ async def measure(
             }
 
         if "people" in phases:
-            results.update(await _people(backend, base, seed, profile, scratch, workers))
+            results.update(await people_phase(backend, base, seed, profile, scratch, workers))
 
         if "fanout" in phases:
             _say(f"{backend}: fan-out to {profile.fanout_clients} clients")
@@ -356,7 +356,7 @@ async def measure(
     return results
 
 
-async def _people(
+async def people_phase(
     backend: str,
     base: dict[str, Any],
     seed: dict[str, Any],
