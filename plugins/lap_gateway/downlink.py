@@ -147,6 +147,9 @@ class AgentDownlink:
                 self.workspace_id, self.agent_id, self.last_sent, limit=PAGE_SIZE
             )
             for event in page:
+                if self._opened_here(event):
+                    self.last_sent = int(event.sequence)
+                    continue
                 if event.type == "agent.connected":  # the hub's own, never a frame
                     if self._replaced_by(event):
                         self.replaced = True
@@ -171,6 +174,11 @@ class AgentDownlink:
                 resolved.payload.get("interactionId"),
                 error.code,
             )
+
+    def _opened_here(self, event: Event) -> bool:
+        """A task this agent opened for itself: logs written before the projection stopped
+        addressing those to their agent still do, and one sent would start it again."""
+        return event.type == "task.created" and event.actor == f"agent:{self.agent_id}"
 
     def _replaced_by(self, connected: Event) -> bool:
         return (

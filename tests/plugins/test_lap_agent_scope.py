@@ -5,13 +5,22 @@ from __future__ import annotations
 
 from typing import Any
 
+from hub.core.ids import new_id
 from hub.core.log.events import append_event, events_after, rebuild_projections
-from hub.core.store.models import Artifact, Conversation, Interaction, Message, Task, Workspace
+from hub.core.store.models import (
+    Artifact,
+    Conversation,
+    Event,
+    Interaction,
+    Message,
+    Task,
+    Workspace,
+)
 from hub.core.work.conversations import create_conversation
 from hub.core.work.tasks import create_task, task_detail
 from hub.testing import HubProcess
 from tests.plugins.lap_client import RawAgent, raw_agent
-from tests.plugins.test_lap_gateway import paired
+from tests.plugins.test_lap_gateway import assign_task, paired
 
 OWNER = "user:usr_owner"
 
@@ -142,3 +151,32 @@ async def test_a_message_naming_only_its_task_goes_to_the_tasks_conversation(
     assert (await Task.get(id=task.id)).conversation_id == opened.id
     assert await Message.filter(conversation_id=opened.id).count() == 2
     assert (await Conversation.get(id=opened.id)).title == "Summarise the logs"
+
+
+async def test_a_task_an_agent_opens_for_itself_is_not_assigned_back_to_it(
+    hub: HubProcess, workspace: Workspace
+) -> None:
+    """``task.assigned`` is a task someone else gave the agent: its own, reported with
+    ``task.created``, never comes back (an SDK agent would start its own task again as if a
+    person had assigned it), live or in a replay, even from a log whose rows address it."""
+    agent_id, credential = await paired(hub, workspace)
+    async with raw_agent(hub.url, credential) as (agent, _):
+        await agent.hello()
+        own = await agent.call("task.created", {"title": "my own"})
+        assert own["type"] == "ack", own
+        assigned = await assign_task(workspace, agent_id, "from a person")
+        live = [f for f in await agent.quiet(1.0) if f["type"] == "task.assigned"]
+        assert [f["payload"]["task"]["id"] for f in live] == [assigned]
+
+    # A log written before this rule addressed the agent's own task to it.
+    older = await append_event(
+        workspace.id,
+        "task.created",
+        {"taskId": new_id("task"), "title": "older own", "targetAgentId": agent_id},
+        actor=f"agent:{agent_id}",
+    )
+    await Event.filter(pk_id=older.event.pk_id).update(recipient_agent_id=agent_id)
+    async with raw_agent(hub.url, credential) as (agent, _):
+        await agent.hello(lastSequence=0)
+        replayed = [f for f in await agent.quiet(1.0) if f["type"] == "task.assigned"]
+        assert [f["payload"]["task"]["id"] for f in replayed] == [assigned]

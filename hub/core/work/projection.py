@@ -267,7 +267,10 @@ async def _task_created(event: Event, connection: Connection) -> None:
     )
     inbox_counts.changes().task_moved(task, None, event.recorded_at)
     _about(event, task_id)
-    event.recipient_agent_id = payload.get("targetAgentId")
+    # Assigned to the agent: a task it opened for itself is not news to it, and would start
+    # its work again (``task.assigned``); nor would it be worth a replay.
+    if task.target_agent_id != actor_agent_id(event.actor):
+        event.recipient_agent_id = task.target_agent_id
 
 
 @handlers.on("task.child_created")
