@@ -452,6 +452,10 @@ def verdicts(runs: list[dict[str, Any]]) -> str:
                 if figure["p95"] > PERSON_TARGET_P95_MS:
                     missed.append(f"{name} ({figure['p95']:.0f} ms)")
                 continue
+            if name == "search API":  # its target is the p95 alone: a word matches more rows
+                if figure["p95"] > TARGET_P95_MS:
+                    missed.append(f"{name} ({figure['p95']:.0f} ms)")
+                continue
             if figure["p95"] > TARGET_P95_MS or growth > TARGET_GROWTH:
                 missed.append(f"{name} ({figure['p95']:.0f} ms, {growth:.1f}×)")
         cpu_growth = sorted(
