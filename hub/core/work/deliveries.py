@@ -13,13 +13,20 @@ while the agent is offline, that the answer waits for it.
 from __future__ import annotations
 
 from hub.core.log.events import append_event
-from hub.core.store.models import Event
+from hub.core.store.models import Event, Interaction
 
 
 async def record_delivery(resolved: Event) -> None:
     """Note that ``resolved`` (an ``interaction.resolved``) was sent to its agent just now."""
     interaction_id = resolved.payload.get("interactionId")
     if not isinstance(interaction_id, str) or not interaction_id:
+        return
+    # Sent again (an agent reconnecting from an older position): the first delivery stands
+    # (the projection keeps it), and the downlink waits for each record before its next
+    # frame, so a replay of many answers would wait for as many writes.
+    if await Interaction.filter(
+        id=interaction_id, workspace_id=resolved.workspace_id, delivered_at__isnull=False
+    ).exists():
         return
     await append_event(
         resolved.workspace_id,

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 from datetime import timedelta
+from typing import Any
 
 import pytest
 
@@ -11,6 +12,8 @@ from hub.core.errors import AlreadyDecided, Gone, InvalidInput, NotFound
 from hub.core.log.events import events_after, last_sequence
 from hub.core.people.accounts import create_user
 from hub.core.store.models import Workspace
+from hub.core.work import deliveries
+from hub.core.work.deliveries import record_delivery
 from hub.core.work.interactions import (
     get_interaction,
     interaction_detail,
@@ -214,3 +217,31 @@ async def test_the_detail_names_the_person_who_answered(db: str) -> None:
     assert detail["respondedByName"] == "Bea" and detail["via"] == "email"
     assert detail["card"]["title"] == "Run the migration?"
     assert [o["id"] for o in detail["card"]["options"]] == ["approve", "reject"]
+
+
+async def test_an_answer_sent_again_is_not_recorded_as_delivered_again(
+    workspace: Workspace, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An agent that reconnects from an older position is sent its answers again; their
+    delivery stands from the first time, so the replay appends nothing to the log (each
+    would be a write the agent's next frames wait behind, one answer after another)."""
+    interaction_id, agent_id = await asked(workspace)
+    after = await last_sequence(workspace.id)
+    await respond_to_interaction(
+        workspace.id, interaction_id, {"optionId": "approve"}, responder=ME, via="web"
+    )
+    [resolved] = await events_after(workspace.id, after, recipient_agent_id=agent_id)
+    await record_delivery(resolved)
+    first = (await get_interaction(workspace.id, interaction_id)).delivered_at
+    assert first is not None
+    appended: list[str] = []
+    real = deliveries.append_event
+
+    async def counted(*args: Any, **kwargs: Any) -> Any:
+        appended.append(args[1])
+        return await real(*args, **kwargs)
+
+    monkeypatch.setattr(deliveries, "append_event", counted)
+    await record_delivery(resolved)
+    assert appended == []
+    assert (await get_interaction(workspace.id, interaction_id)).delivered_at == first
