@@ -31,10 +31,12 @@ RUN pip install --no-cache-dir --constraint /tmp/constraints.txt \
 RUN useradd --system --uid 10001 --user-group --home-dir /data --no-create-home lineup \
     && mkdir /data && chown lineup:lineup /data
 # Every setting is LINEUP_* (README "Configuration", `lineup config`); these suit a container.
+# PYTHONMALLOC is the allocator `lineup serve` would start itself again with (hub/cli.py).
 ENV LINEUP_HOST=0.0.0.0 \
     LINEUP_PORT=8000 \
     LINEUP_DATA_DIR=/data \
-    PYTHONUNBUFFERED=1
+    PYTHONUNBUFFERED=1 \
+    PYTHONMALLOC=malloc
 VOLUME /data
 # The working directory is where `lineup serve` looks for lineup.toml: the volume's.
 WORKDIR /data

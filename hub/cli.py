@@ -12,6 +12,7 @@ import argparse
 import asyncio
 import json
 import logging
+import os
 import signal
 import sys
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Sequence
@@ -333,8 +334,38 @@ def _agent_connection_arguments(parser: argparse.ArgumentParser) -> None:
 _AGENT_SIDE = frozenset({"mcp", "config"})
 
 
+# The allocator `lineup serve` runs with. CPython's own allocator for small objects keeps the
+# memory of a burst: after 2,000 agents reconnected at once the hub stayed at its peak,
+# because an arena goes back to the system only once every object in it is freed
+# (hub.host.memory_return). With the C library's, the trim after a burst gives most of it
+# back, at the same CPU per request (benchmarks/RESULTS.md, "Big workspaces").
+SERVE_ALLOCATOR = "malloc"
+
+
+def _serve_with_the_c_allocator() -> None:
+    """Start this same command again with ``PYTHONMALLOC=malloc``, unless it is set already.
+
+    The allocator is chosen as the interpreter starts, so the process replaces itself
+    (``exec``: the same process id, arguments and interpreter options, which a supervisor and
+    ``kill`` rely on). An operator's own ``PYTHONMALLOC`` (``pymalloc``, ``debug``) is kept,
+    and so is this process where there is no ``exec`` to do it with.
+    """
+    if os.environ.get("PYTHONMALLOC") or os.name != "posix" or not sys.executable:
+        return
+    # Through the environment, so that the next start sees it set and serves.
+    environment = {**os.environ, "PYTHONMALLOC": SERVE_ALLOCATOR}
+    try:
+        os.execve(sys.executable, sys.orig_argv, environment)
+    except OSError as error:  # serving matters more than the allocator
+        print(f"warning: serving with CPython's allocator ({error})", file=sys.stderr)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    if args.command == "serve" and argv is None:
+        # Only the command line itself: `main(["serve"])` called from a program must not
+        # replace the program.
+        _serve_with_the_c_allocator()
     if args.command in _SDK_COMMANDS:
         return _run_sdk_only(args)
     try:
@@ -371,8 +402,6 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _run_sdk_only(args: argparse.Namespace) -> int:
-    import os
-
     # Read as the hub reads them, without its settings module (which needs the server).
     configure_logging(
         os.environ.get("LINEUP_LOG_LEVEL", "INFO").upper(),
@@ -719,7 +748,6 @@ async def _agent_demo(args: argparse.Namespace) -> int:
 
 @sdk_command("agent exec")
 async def _agent_exec(args: argparse.Namespace) -> int:
-    import os
     import shlex
     import socket
     from pathlib import Path

@@ -8,10 +8,12 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from hub.config import load_settings
 from hub.core.people.credentials import hash_pairing_code, hash_token
 from hub.core.store.models import ApiToken, Membership, PairingCode, User
-from hub.testing import opened
+from hub.testing import HubProcess, opened
 
 SECRET = "cli-test-secret-" + "k" * 32
 
@@ -186,3 +188,31 @@ async def test_agents_are_listed_confirmed_and_revoked_from_the_cli(
     assert elsewhere.returncode == 2 and "not_found" in elsewhere.stderr
     async with opened(database_url):
         assert (await Agent.get(id=agent.id)).revoked_at is not None
+
+
+def _started_with(pid: int) -> tuple[list[str], dict[str, str]]:
+    """A process's command line and environment as it was exec'd (Linux's /proc)."""
+    proc = Path(f"/proc/{pid}")
+    argv = proc.joinpath("cmdline").read_bytes().decode().split("\0")[:-1]
+    pairs = proc.joinpath("environ").read_bytes().decode().split("\0")
+    return argv, dict(pair.split("=", 1) for pair in pairs if "=" in pair)
+
+
+@pytest.mark.parametrize(("chosen", "serving"), [(None, "malloc"), ("pymalloc", "pymalloc")])
+def test_serve_runs_on_the_c_allocator_unless_the_operator_chose_one(
+    database_url: str, tmp_path: Path, chosen: str | None, serving: str
+) -> None:
+    hub = HubProcess(database_url, tmp_path)
+    hub.env.pop("PYTHONMALLOC", None)
+    if chosen is not None:
+        hub.env["PYTHONMALLOC"] = chosen
+    hub.start()
+    try:
+        assert hub.process is not None
+        # The process that answers is the one started: it replaced itself, keeping its id
+        # (which a supervisor signals) and its command line.
+        argv, environment = _started_with(hub.process.pid)
+        assert argv == [sys.executable, "-m", "hub.cli", "serve"]
+        assert environment["PYTHONMALLOC"] == serving
+    finally:
+        hub.stop()

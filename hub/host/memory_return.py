@@ -20,9 +20,9 @@ process kept it all. What held it, measured (``benchmarks/RESULTS.md``, "Big wor
 ``MemoryReturn`` watches how many tasks the event loop holds (each socket has a few). When
 they have fallen well below their highest since the last look, the burst is over: it runs
 a full collection, then asks the C library to give back every free page. Against the arenas
-it can do nothing; a hub that must shrink after storms is started with
-``PYTHONMALLOC=malloc``, so that small objects come from the C library's heap too and the
-trim gives nearly all of it back, at about a fifth more CPU per request (docs/deploy.md).
+it can do nothing, which is why ``lineup serve`` runs with ``PYTHONMALLOC=malloc``
+(``hub.cli``): small objects come from the C library's heap too, and the trim gives most of
+the storm back.
 """
 
 from __future__ import annotations
