@@ -1,6 +1,6 @@
 """Settings → Feishu: link this person's Feishu/Lark account by a one-time code sent to the
-hub's bot in a one-to-one chat (``hub.web.pages.code_links``); reloading the page is how
-one sees that the link went through.
+hub's bot in a one-to-one chat (``hub.web.pages.code_links``). With JavaScript on,
+``static/account_link.js`` asks ``GET /api/v1/me/channels`` until the link went through.
 """
 
 from __future__ import annotations

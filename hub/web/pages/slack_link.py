@@ -1,6 +1,6 @@
 """Settings → Slack: link this person's Slack account by a one-time code sent to the hub's
 app in a direct message (``hub.web.pages.code_links``). With JavaScript on,
-``static/slack_link.js`` asks ``GET /api/v1/me/channels`` until the link went through.
+``static/account_link.js`` asks ``GET /api/v1/me/channels`` until the link went through.
 """
 
 from __future__ import annotations

@@ -1,37 +1,33 @@
 """Settings → Telegram: link this person's Telegram account, see it, unlink it.
 
-"Link Telegram" asks the channel runtime for a one-time deep link (``link_account``, the
-same as ``POST /api/v1/me/channels/telegram/link``) and shows it as a link and a QR code to
-scan with a phone. The pending link is kept in this browser's session, next to the sign-in
-it belongs to, so the page shows it again after a reload until it is used or expires: with
-JavaScript off, reloading is how one sees that the link went through. With JavaScript on,
-``static/telegram_link.js`` asks ``GET /api/v1/me/channels`` until it does.
+The pages of ``hub.web.pages.code_links``, where the one-time link is a deep link into a
+chat with the hub's bot, shown as a link and as a QR code to scan with a phone. With
+JavaScript on, ``static/account_link.js`` asks ``GET /api/v1/me/channels`` until the link
+went through.
 
 Names come from Telegram (the sender's own choice): the template escapes them.
 """
 
 from __future__ import annotations
 
-from datetime import datetime
 from typing import Any
 
 import segno
 from markupsafe import Markup
-from quart import Blueprint, current_app, flash, redirect, session, url_for
+from quart import redirect, url_for
 
-from hub.channels.runtime import runtime_of
-from hub.core.errors import NotFound
-from hub.core.notify.channel_accounts import unlink
-from hub.core.store.notification_models import ChannelAccount
-from hub.protocol.clock import utcnow
-from hub.web.pages.i18n import gettext as _
+from hub.web.pages.code_links import code_link_pages, code_link_section
+from hub.web.pages.error_messages import N_
 from hub.web.pages.session import current_user, login_required
-from hub.web.pages.workspace import frame_for, home_workspace
+from hub.web.pages.workspace import home_workspace
 
 SURFACE = "telegram"
-SESSION_LINK = "telegram_link"  # session[SESSION_LINK]: the pending deep link, see above
 
-blueprint = Blueprint("telegram_link", __name__)
+blueprint = code_link_pages(
+    SURFACE,
+    unlinked=N_("Telegram unlinked: cards no longer go to that chat."),
+    nothing_linked=N_("No Telegram account is linked."),
+)
 
 
 def qr_svg(url: str) -> Markup:
@@ -44,26 +40,12 @@ def qr_svg(url: str) -> Markup:
 
 
 async def telegram_section(user_id: str) -> dict[str, Any]:
-    """What Settings → Telegram shows this person: whether the hub runs Telegram, their
-    linked account, and the link they asked for while it is still usable."""
-    account = await ChannelAccount.filter(user_id=user_id, surface=SURFACE).first()
-    pending = session.get(SESSION_LINK)
-    link = None
-    if pending and pending.get("user") == user_id and account is None:
-        expires_at = datetime.fromisoformat(pending["expiresAt"].replace("Z", "+00:00"))
-        if expires_at > utcnow():
-            link = {"url": pending["url"], "expires_at": expires_at, "qr": qr_svg(pending["url"])}
-    if link is None:
-        session.pop(SESSION_LINK, None)
-    return {
-        "configured": SURFACE in runtime_of(current_app).channels,
-        "account": account,
-        "link": link,
-    }
-
-
-def _settings_url(workspace_id: str) -> str:
-    return url_for("pages.settings.show", workspace_id=workspace_id) + "#telegram"
+    """What Settings → Telegram shows this person (``code_link_section``), the pending
+    link with its QR code."""
+    section = await code_link_section(SURFACE, user_id)
+    if section["link"] is not None:
+        section["link"]["qr"] = qr_svg(section["link"]["url"])
+    return section
 
 
 @blueprint.get("/settings")
@@ -77,34 +59,3 @@ async def my_settings() -> Any:
     if workspace is None:
         return redirect(url_for("pages.accounts.home"))
     return redirect(url_for("pages.settings.show", workspace_id=workspace.id))
-
-
-@blueprint.post("/w/<workspace_id>/settings/telegram/link")
-@login_required
-async def link(workspace_id: str) -> Any:
-    user = await current_user()
-    assert user is not None
-    await frame_for(user, workspace_id)
-    created = await runtime_of(current_app).link_account(user.id, SURFACE)
-    session[SESSION_LINK] = {
-        "user": user.id,
-        "url": created["url"],
-        "expiresAt": created["expiresAt"],
-    }
-    return redirect(_settings_url(workspace_id))
-
-
-@blueprint.post("/w/<workspace_id>/settings/telegram/unlink")
-@login_required
-async def unlink_account(workspace_id: str) -> Any:
-    user = await current_user()
-    assert user is not None
-    await frame_for(user, workspace_id)
-    session.pop(SESSION_LINK, None)
-    try:
-        await unlink(user.id, SURFACE)
-        await flash(_("Telegram unlinked: cards no longer go to that chat."))
-    except NotFound as error:
-        nothing = _("No Telegram account is linked.")
-        await flash(f"{nothing} ({error.code})")
-    return redirect(_settings_url(workspace_id))

@@ -48,7 +48,7 @@ async def test_the_page_sees_the_code_used_and_unlinks(sign_up, slack: SlackPeer
     await code.wait_for()
     token = (await code.text_content() or "").strip()
     assert len(token) == 32
-    linked = section.locator("[data-slack-linked]")
+    linked = section.locator("[data-link-linked]")
     assert await linked.is_hidden()
 
     channel = slack.person(ADA, "Ada Lovelace")

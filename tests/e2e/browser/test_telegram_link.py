@@ -54,7 +54,7 @@ async def test_the_page_sees_the_link_complete_and_unlinks(
     url = await deep_link.get_attribute("href")
     assert url is not None and url.startswith("https://t.me/lineup_test_bot?start=")
     [token] = parse_qs(urlsplit(url).query)["start"]
-    linked = section.locator("[data-telegram-linked]")
+    linked = section.locator("[data-link-linked]")
     assert await linked.is_hidden()
 
     bot_api.send_text(ADA_CHAT, f"/start {token}", name="Ada Lovelace")

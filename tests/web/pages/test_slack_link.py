@@ -81,7 +81,7 @@ async def test_the_code_is_shown_until_it_is_used_then_unlinked(  # type: ignore
     code = _CODE.search(html)
     assert code, html
     assert "https://slack.com/app_redirect?app=A0LINEUP&amp;team=T0LINEUP" in html
-    assert "slack_link.js" in html  # says "Linked as …" without a reload
+    assert "account_link.js" in html  # says "Linked as …" without a reload
     bob = await browser("Bob")
     _status, theirs = await bob.page(bob.w("/settings"))
     assert code.group(1) not in theirs

@@ -81,7 +81,7 @@ async def test_link_shows_the_deep_link_and_its_qr_code_until_it_is_used(  # typ
     found = _DEEP_LINK.search(html)
     assert found, html
     assert '<svg width="' in html and 'class="qr-code"' in html
-    assert "The link works once, until" in html and "telegram_link.js" in html
+    assert "The link works once, until" in html and "account_link.js" in html
 
     # Another person's page shows nothing of it.
     bob = await browser("Bob")
