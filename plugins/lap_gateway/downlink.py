@@ -147,7 +147,7 @@ class AgentDownlink:
                 self.workspace_id, self.agent_id, self.last_sent, limit=PAGE_SIZE
             )
             for event in page:
-                if self._opened_here(event):
+                if self._its_own_task(event):
                     self.last_sent = int(event.sequence)
                     continue
                 if event.type == "agent.connected":  # the hub's own, never a frame
@@ -175,7 +175,7 @@ class AgentDownlink:
                 error.code,
             )
 
-    def _opened_here(self, event: Event) -> bool:
+    def _its_own_task(self, event: Event) -> bool:
         """A task this agent opened for itself: logs written before the projection stopped
         addressing those to their agent still do, and one sent would start it again."""
         return event.type == "task.created" and event.actor == f"agent:{self.agent_id}"
