@@ -36,6 +36,9 @@ os.environ.setdefault("LINEUP_NOTIFY_AFTER_S", "0")
 # Many tests sign several people up through the API as strangers would; the sign-up rule
 # itself (``invite`` by default) is tested in ``tests/web/api/test_signup_rule.py``.
 os.environ.setdefault("LINEUP_SIGNUP", "open")
+# The allocator `lineup serve` starts itself again with (hub.cli), set for every hub process
+# the tests start, so that none spends the second start; ``tests/test_cli.py`` runs it.
+os.environ.setdefault("PYTHONMALLOC", "malloc")
 
 
 def pytest_report_header() -> str:
