@@ -338,7 +338,8 @@ _AGENT_SIDE = frozenset({"mcp", "config"})
 # memory of a burst: after 2,000 agents reconnected at once the hub stayed at its peak,
 # because an arena goes back to the system only once every object in it is freed
 # (hub.host.memory_return). With the C library's, the trim after a burst gives most of it
-# back, at the same CPU per request (benchmarks/RESULTS.md, "Big workspaces").
+# back, for at most a few per cent more CPU per request (benchmarks/RESULTS.md, "Big
+# workspaces"), and each small object costs a few bytes more.
 SERVE_ALLOCATOR = "malloc"
 
 
