@@ -25,6 +25,7 @@ from hub.testing import (
 )
 
 if TYPE_CHECKING:
+    from tests.channels.feishu_peer import FeishuPeer
     from tests.channels.peers import BotApiPeer, SmtpPeer
     from tests.channels.push_service import PushService
     from tests.channels.slack_peer import SlackPeer
@@ -194,6 +195,17 @@ async def bot_api() -> AsyncIterator[BotApiPeer]:
     from tests.channels.peers import BotApiPeer
 
     peer = BotApiPeer()
+    await peer.start()
+    yield peer
+    await peer.stop()
+
+
+@pytest.fixture
+async def feishu() -> AsyncIterator[FeishuPeer]:
+    """A Feishu open platform on loopback, served by the test's event loop."""
+    from tests.channels.feishu_peer import FeishuPeer
+
+    peer = FeishuPeer()
     await peer.start()
     yield peer
     await peer.stop()

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Callable
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -142,19 +142,14 @@ def feishu_settings(feishu: FeishuPeer) -> dict[str, Any]:
 
 
 @pytest.fixture
-async def feishu(monkeypatch: pytest.MonkeyPatch) -> AsyncIterator[FeishuPeer]:
-    """A Feishu open platform on loopback, served by the test's event loop."""
+def feishu(feishu: FeishuPeer, monkeypatch: pytest.MonkeyPatch) -> FeishuPeer:
+    """The local Feishu platform (``tests/conftest.py``), whose presses the hub may answer
+    late: a loaded test machine can take longer than Feishu's three seconds, and the tests
+    read each press's own answer."""
     from hub.channels.feishu.inbound import Inbound
-    from tests.channels.feishu_peer import FeishuPeer
 
-    # A loaded test machine can take longer than Feishu's three seconds to answer a press,
-    # and the tests read each press's own answer.
     monkeypatch.setattr(Inbound, "answer_within_s", 30.0)
-
-    peer = FeishuPeer()
-    await peer.start()
-    yield peer
-    await peer.stop()
+    return feishu
 
 
 def peer_settings(smtp: Any, bot_api: BotApiPeer, **more: Any) -> dict[str, Any]:

@@ -17,14 +17,6 @@ from tests.e2e.browser.conftest import Person
 
 
 @pytest.fixture
-async def feishu() -> AsyncIterator[FeishuPeer]:
-    peer = FeishuPeer()
-    await peer.start()
-    yield peer
-    await peer.stop()
-
-
-@pytest.fixture
 async def hub(database_url: str, tmp_path: Path, feishu: FeishuPeer) -> AsyncIterator[HubProcess]:
     # Started and stopped off the event loop: the hub's long connection is to the Feishu
     # this loop serves.

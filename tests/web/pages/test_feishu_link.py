@@ -25,14 +25,6 @@ _CODE = re.compile(r'<code id="feishu-code">([A-Za-z0-9_-]+)</code>')
 
 
 @pytest.fixture
-async def feishu() -> AsyncIterator[FeishuPeer]:
-    peer = FeishuPeer()
-    await peer.start()
-    yield peer
-    await peer.stop()
-
-
-@pytest.fixture
 async def app(
     database_url: str, tmp_path: Path, feishu: FeishuPeer, request: pytest.FixtureRequest
 ) -> AsyncIterator[Quart]:
