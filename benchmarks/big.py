@@ -466,7 +466,7 @@ def verdicts(runs: list[dict[str, Any]]) -> str:
             + f". Storm of {storm['agents']:,}: welcomed in {storm['welcomed_s']:.1f} s "
             f"(target ≤ {STORM_TARGET_S:.0f} s; {storm['floor_s']:.1f} s on the bare echo "
             f"server, {ratio(storm['welcomed_s'], storm['floor_s']):.1f}× that), memory "
-            f"{rss['before']:.0f} → {rss['peak']:.0f} → {rss['after']:.0f} MiB" + "."
+            f"{rss['before']:.0f} → {rss['peak']:.0f} → {rss['after']:.0f} MiB."
         )
     return "\n".join(lines)
 

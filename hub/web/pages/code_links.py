@@ -1,5 +1,6 @@
-"""Settings → Slack, Settings → Feishu: link a person's account on a platform by a one-time
-code, see it, unlink it. One set of pages for each platform linked this way.
+"""Settings → Telegram, Slack, Feishu: link a person's account on a platform by a one-time
+code, see it, unlink it. One set of pages for each platform linked this way (Telegram's
+code travels inside a deep link to the bot).
 
 "Link" asks the channel runtime for a one-time code (``link_account``, the same as
 ``POST /api/v1/me/channels/<surface>/link``); the person sends it to the hub's bot on the
