@@ -61,6 +61,65 @@ _ORDERS = {
 }
 
 
+@dataclass(frozen=True)
+class Inbox:
+    """One read of the inbox, its rows as the store holds them: the API answers with its
+    ``view()``, and a page renders the rows themselves without reading them again."""
+
+    counts: dict[str, int]
+    cards: list[Interaction]
+    attention: list[Task]
+    finished: list[Task]
+    tasks: dict[str, Task]  # the cards' tasks, by id
+    agents: dict[str, Agent]  # every row's agent, by id
+    cursors: dict[str, str | None]
+    section: str | None  # one section's page alone, or all three
+
+    def view(self) -> dict[str, Any]:
+        """The counts and each section's page as the API gives them, with ``nextCursors``
+        by section, or ``nextCursor`` for the one section asked for."""
+        items = {
+            "waitingForMe": [
+                {
+                    "kind": "interaction",
+                    "reason": "waiting_for_you",
+                    "at": iso(card.created_at),
+                    "interaction": interaction_view(card),
+                    "task": _brief_task(self.tasks.get(card.task_id or "")),
+                    "agent": _brief_agent(self.agents.get(card.agent_id or "")),
+                }
+                for card in self.cards
+            ],
+            "needsAttention": [
+                {
+                    "kind": "task",
+                    "reason": "failed" if task.status == TaskStatus.FAILED else "agent_offline",
+                    "at": iso(task.updated_at),
+                    "task": task_view(task),
+                    "agent": _brief_agent(self.agents.get(task.target_agent_id or "")),
+                }
+                for task in self.attention
+            ],
+            "recentlyDone": [
+                {
+                    "kind": "task",
+                    "reason": task.status,
+                    "at": iso(task.updated_at),
+                    "task": task_view(task),
+                    "agent": _brief_agent(self.agents.get(task.target_agent_id or "")),
+                }
+                for task in self.finished
+            ],
+        }
+        wanted = SECTIONS if self.section is None else (self.section,)
+        answer: dict[str, Any] = {"counts": self.counts, **{name: items[name] for name in wanted}}
+        if self.section is None:
+            answer["nextCursors"] = self.cursors
+        else:
+            answer["nextCursor"] = self.cursors[self.section]
+        return answer
+
+
 async def inbox(
     workspace_id: str,
     *,
@@ -77,6 +136,33 @@ async def inbox(
     ``nextCursors``; or, given ``section``, that section's page after ``cursor`` alone, its
     next cursor in ``nextCursor``. "Waiting for me" is ``reader``'s (by default every open
     card: nobody's in particular)."""
+    box = await read_inbox(
+        workspace_id,
+        limit=limit,
+        reader=reader,
+        days=days,
+        now=now,
+        agent_id=agent_id,
+        risk=risk,
+        section=section,
+        cursor=cursor,
+    )
+    return box.view()
+
+
+async def read_inbox(
+    workspace_id: str,
+    *,
+    limit: int = DEFAULT_LIMIT,
+    reader: Reader = NOBODY,
+    days: int = RECENT_DAYS,
+    now: datetime | None = None,
+    agent_id: str | None = None,
+    risk: Risk | None = None,
+    section: str | None = None,
+    cursor: str | None = None,
+) -> Inbox:
+    """What ``inbox`` answers, as rows (the same arguments)."""
     if cursor and section is None:
         raise BadCursor(
             "An inbox cursor belongs to one section: name it.",
@@ -128,53 +214,23 @@ async def inbox(
             *(t.target_agent_id for t in [*attention.items, *finished.items]),
         ],
     )
-    items = {
-        "waitingForMe": [
-            {
-                "kind": "interaction",
-                "reason": "waiting_for_you",
-                "at": iso(card.created_at),
-                "interaction": interaction_view(card),
-                "task": _brief_task(related.get(card.task_id or "")),
-                "agent": _brief_agent(agents.get(card.agent_id or "")),
-            }
-            for card in cards.items
-        ],
-        "needsAttention": [
-            {
-                "kind": "task",
-                "reason": "failed" if task.status == TaskStatus.FAILED else "agent_offline",
-                "at": iso(task.updated_at),
-                "task": task_view(task),
-                "agent": _brief_agent(agents.get(task.target_agent_id or "")),
-            }
-            for task in attention.items
-        ],
-        "recentlyDone": [
-            {
-                "kind": "task",
-                "reason": task.status,
-                "at": iso(task.updated_at),
-                "task": task_view(task),
-                "agent": _brief_agent(agents.get(task.target_agent_id or "")),
-            }
-            for task in finished.items
-        ],
-    }
-    cursors = {
-        "waitingForMe": cards.next_cursor,
-        "needsAttention": attention.next_cursor,
-        "recentlyDone": finished.next_cursor,
-    }
     counts = await inbox_counts.read(workspace_id, reader, agent_id=agent_id, since=since)
     if cards_count is not None:
         counts["waitingForMe"] = cards_count
-    answer: dict[str, Any] = {"counts": counts, **{name: items[name] for name in wanted}}
-    if section is None:
-        answer["nextCursors"] = cursors
-    else:
-        answer["nextCursor"] = cursors[section]
-    return answer
+    return Inbox(
+        counts=counts,
+        cards=cards.items,
+        attention=attention.items,
+        finished=finished.items,
+        tasks=related,
+        agents=agents,
+        cursors={
+            "waitingForMe": cards.next_cursor,
+            "needsAttention": attention.next_cursor,
+            "recentlyDone": finished.next_cursor,
+        },
+        section=section,
+    )
 
 
 def reader_of(membership: Membership) -> Reader:

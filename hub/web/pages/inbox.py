@@ -16,9 +16,9 @@ from quart import Blueprint, render_template, request, url_for
 
 from hub.core.errors import NotFound
 from hub.core.people.accounts import require_membership
-from hub.core.store.models import Agent, AgentStatus, Interaction
+from hub.core.store.models import Agent, AgentStatus
 from hub.core.store.paging import BadCursor
-from hub.core.work.inbox import SECTIONS, inbox, reader_of
+from hub.core.work.inbox import SECTIONS, read_inbox, reader_of
 from hub.core.work.inbox_counts import agents_asking
 from hub.core.work.interactions import get_interaction
 from hub.protocol.interactions import Risk
@@ -104,7 +104,7 @@ async def show(workspace_id: str) -> Any:
     agents = await _filter_choices(workspace_id, request.args.get("agent") or None)
     filters = InboxFilters.from_args(workspace_id, request.args, {a.id for a in agents})
     try:
-        view = await inbox(
+        box = await read_inbox(
             workspace_id,
             limit=SECTION_PAGE,
             agent_id=filters.agent,
@@ -115,28 +115,23 @@ async def show(workspace_id: str) -> Any:
         )
     except BadCursor:  # a link cut short: the whole inbox, as hub.web.pages.paging says
         filters = replace(filters, section=None, cursor=None)
-        view = await inbox(
+        box = await read_inbox(
             workspace_id,
             limit=SECTION_PAGE,
             agent_id=filters.agent,
             risk=filters.risk,
             reader=reader,
         )
+    view = box.view()
     more = {filters.section: view["nextCursor"]} if filters.section else view["nextCursors"]
     # The badges count everything waiting, whatever the list is narrowed to.
-    frame = await frame_for(user, workspace_id, inbox_view=None if filters.active else view)
-    waiting = view.get("waitingForMe", [])
-    found = {
-        i.id: i
-        for i in await Interaction.filter(
-            workspace_id=workspace_id, id__in=[item["interaction"]["id"] for item in waiting]
-        )
-    }
-    interactions = [found[item["interaction"]["id"]] for item in waiting]
-    views = await card_views(workspace_id, interactions)
+    frame = await frame_for(
+        user, workspace_id, inbox_view=None if filters.active else view, membership=membership
+    )
+    views = await card_views(workspace_id, box.cards, tasks_read=box.tasks, agents_read=box.agents)
     rows = [
         CardRow(card=card, task=item["task"], agent=item["agent"])
-        for card, item in zip(views, waiting, strict=True)
+        for card, item in zip(views, view.get("waitingForMe", []), strict=True)
     ]
     chosen_id = request.args.get("card") or None
     selected = await _selected(workspace_id, chosen_id, rows)

@@ -7,12 +7,13 @@ answer is not sent and the card comes back asking for it.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from quart import Blueprint, flash, redirect, render_template, request, url_for
 
 from hub.channels.action_view import FIELD_PREFIX, ActionField, edits_from_form
+from hub.core.agents.registry import agents_by_id
 from hub.core.approvals.policies import policy_status
 from hub.core.errors import AlreadyDecided, Conflict, Forbidden, Gone, InvalidInput
 from hub.core.store.models import Agent, AgentStatus, Interaction, Task
@@ -27,31 +28,38 @@ from hub.web.pages.workspace import frame_for
 blueprint = Blueprint("interactions", __name__)
 
 
-async def card_views(workspace_id: str, interactions: Iterable[Interaction]) -> list[CardView]:
-    """Cards with the names a person recognises: who answered, which agent asks, what task."""
+async def card_views(
+    workspace_id: str,
+    interactions: Iterable[Interaction],
+    *,
+    tasks_read: Mapping[str, Task] | None = None,
+    agents_read: Mapping[str, Agent] | None = None,
+) -> list[CardView]:
+    """Cards with the names a person recognises: who answered, which agent asks, what task.
+    ``tasks_read`` and ``agents_read``: the cards' tasks and agents, when the page has them
+    already (the inbox), by id; else they are read here."""
     interactions = list(interactions)
     viewer = await current_user()
     statuses = [policy_status(i) for i in interactions if i.policy]
     named = [f"user:{u}" for s in statuses if s for u in s.people]  # approvers and voters
+    asking = {i.agent_id for i in interactions if i.agent_id}
+    if agents_read is None:
+        agents_read = await agents_by_id(workspace_id, asking)
     names = await workspace_names(
         workspace_id,
         [*(i.responded_by for i in interactions if i.responded_by), *named],
-        agent_ids=(i.agent_id for i in interactions if i.agent_id),
+        agent_ids=asking,
+        agents_read=agents_read,
     )
-    asking = {i.agent_id for i in interactions if i.agent_id}
-    away = set(
-        await Agent.filter(
-            workspace_id=workspace_id, id__in=asking, status=AgentStatus.OFFLINE
-        ).values_list("id", flat=True)
-        if asking
-        else []
-    )
+    away = {i for i in asking if i in agents_read and agents_read[i].status == AgentStatus.OFFLINE}
     task_ids = [i.task_id for i in interactions if i.task_id]
-    tasks = (
-        {t.id: t for t in await Task.filter(workspace_id=workspace_id, id__in=task_ids)}
-        if task_ids
-        else {}
-    )
+    tasks = tasks_read
+    if tasks is None:
+        tasks = (
+            {t.id: t for t in await Task.filter(workspace_id=workspace_id, id__in=task_ids)}
+            if task_ids
+            else {}
+        )
     return [
         card_view(
             interaction,

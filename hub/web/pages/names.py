@@ -50,12 +50,16 @@ class Names:
 
 
 async def workspace_names(
-    workspace_id: str, actors: Iterable[str] = (), *, agent_ids: Iterable[str] = ()
+    workspace_id: str,
+    actors: Iterable[str] = (),
+    *,
+    agent_ids: Iterable[str] = (),
+    agents_read: Mapping[str, Agent] | None = None,
 ) -> Names:
     """The members of the workspace, the people among ``actors`` who are not members any
     more (their answers stay in the log, and so does who gave them), and the agents among
     ``actors`` and ``agent_ids``: only those, as a fleet of thousands is not read to name
-    the two a page shows."""
+    the two a page shows. ``agents_read``: agents the page already has, not read again."""
     actors = list(actors)
     members = await Membership.filter(workspace_id=workspace_id).values_list("user_id", flat=True)
     user_ids = {str(u) for u in members}
@@ -65,14 +69,18 @@ async def workspace_names(
         if user_ids
         else []
     )
+    agents_read = agents_read or {}
     wanted = {str(a) for a in agent_ids if a}
     wanted |= {a.partition(":")[2] for a in actors if a.startswith("agent:")}
-    agents = (
-        await Agent.filter(workspace_id=workspace_id, id__in=list(wanted)).values_list("id", "name")
-        if wanted
-        else []
-    )
+    unread = wanted - agents_read.keys()
+    agents = {i: agents_read[i].name for i in wanted - unread}
+    if unread:
+        agents |= dict(
+            await Agent.filter(workspace_id=workspace_id, id__in=list(unread)).values_list(
+                "id", "name"
+            )
+        )
     return Names(
         people={str(i): str(n) for i, n in people},
-        agents={str(i): str(n) for i, n in agents},
+        agents={str(i): str(n) for i, n in agents.items()},
     )

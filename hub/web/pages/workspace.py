@@ -18,7 +18,7 @@ from hub.core.errors import Forbidden
 from hub.core.log.events import current_workspace
 from hub.core.notify.preferences import EVENTS, settings_for, wanted
 from hub.core.people.accounts import require_membership, workspaces_of
-from hub.core.store.models import Role, User, Workspace
+from hub.core.store.models import Membership, Role, User, Workspace
 from hub.core.work.inbox import reader_of, waiting_count
 from hub.protocol.interactions import Risk
 
@@ -82,9 +82,12 @@ async def frame_for(
     *,
     inbox_view: dict[str, Any] | None = None,
     acting: bool = False,
+    membership: Membership | None = None,
 ) -> Frame:
-    """The page's frame; ``acting``: the page changes something, which viewers may not."""
-    membership = await require_membership(user, workspace_id)
+    """The page's frame; ``acting``: the page changes something, which viewers may not.
+    ``membership``: the user's in this workspace, when the page has read it already."""
+    if membership is None:
+        membership = await require_membership(user, workspace_id)
     if acting and membership.role not in ANSWERING_ROLES:
         raise Forbidden(
             "Viewers of a workspace can look but not act.",
