@@ -9,8 +9,9 @@ request Claude Code makes for a session title (no tools, an ``output_config.form
 schema) gets a JSON title and does not take a turn, so a script does not depend on whether
 a title is asked for.
 
-The server runs in a thread with its own event loop, so sync tests, async tests and the
-CLI's subprocess all reach it the same way. Every request body is kept in ``requests``;
+The server runs in a thread with its own event loop
+(``tests.coding_agents.loopback_server``), so sync tests, async tests and the CLI's
+subprocess all reach it the same way. Every request body is kept in ``requests``;
 ``tool_results()`` reads back what the CLI sent as the outcome of each tool call.
 """
 
@@ -22,6 +23,8 @@ import json
 import threading
 from dataclasses import dataclass, field
 from typing import Any
+
+from tests.coding_agents.loopback_server import LoopbackServer
 
 MODEL = "claude-sonnet-4-5"
 
@@ -67,34 +70,14 @@ class FakeAnthropic:
         self._turns = iter(list(self.script))
         self._ids = itertools.count(1)
         self._lock = threading.Lock()
-        self._loop = asyncio.new_event_loop()
-        self._thread = threading.Thread(target=self._loop.run_forever, daemon=True)
-        self._server: asyncio.Server | None = None
-        self._connections: dict[asyncio.Task[None], asyncio.StreamWriter] = {}
+        self._server = LoopbackServer(self._serve)
 
     def __enter__(self) -> FakeAnthropic:
-        self._thread.start()
-        self._server = asyncio.run_coroutine_threadsafe(
-            asyncio.start_server(self._serve, "127.0.0.1", 0), self._loop
-        ).result(timeout=10)
-        port = self._server.sockets[0].getsockname()[1]
-        self.url = f"http://127.0.0.1:{port}"
+        self.url = f"http://127.0.0.1:{self._server.start()}"
         return self
 
     def __exit__(self, *exc_info: object) -> None:
-        async def stop() -> None:
-            assert self._server is not None
-            self._server.close()
-            # Open keep-alive connections outlive a closed server; dropping them ends their
-            # handlers with a read error, which they take as the end of the connection.
-            for writer in self._connections.values():
-                writer.transport.abort()
-            await asyncio.gather(*self._connections, return_exceptions=True)
-
-        asyncio.run_coroutine_threadsafe(stop(), self._loop).result(timeout=10)
-        self._loop.call_soon_threadsafe(self._loop.stop)
-        self._thread.join(timeout=10)
-        self._loop.close()
+        self._server.stop()
 
     # What a test reads back.
 
@@ -128,17 +111,8 @@ class FakeAnthropic:
     # The HTTP side: just enough HTTP/1.1 for one JSON request and one streamed answer.
 
     async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        task = asyncio.current_task()
-        assert task is not None
-        self._connections[task] = writer
-        try:
-            while await self._answer_one(reader, writer):
-                pass
-        except (ConnectionError, asyncio.IncompleteReadError):
+        while await self._answer_one(reader, writer):
             pass
-        finally:
-            del self._connections[task]
-            writer.close()
 
     async def _answer_one(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> bool:
         head = await reader.readuntil(b"\r\n\r\n")

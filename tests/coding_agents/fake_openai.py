@@ -7,8 +7,9 @@ Codex's own reviewer (asked when no hook decides an approval) calls the same end
 JSON schema whose answer is ``{"outcome": "allow" | "deny"}``; the fake answers it from
 ``reviewer_outcome`` without using up a turn, so a script means the same with or without it.
 
-The server is plain asyncio streams on 127.0.0.1 in a thread of its own, so a synchronous
-test can drive a CLI subprocess while the fake answers.
+The server is plain asyncio streams on 127.0.0.1 in a thread of its own
+(``tests.coding_agents.loopback_server``), so a synchronous test can drive a CLI subprocess
+while the fake answers.
 """
 
 from __future__ import annotations
@@ -19,6 +20,8 @@ import json
 import threading
 from dataclasses import dataclass
 from typing import Any
+
+from tests.coding_agents.loopback_server import LoopbackServer
 
 
 @dataclass(frozen=True)
@@ -54,27 +57,18 @@ class FakeResponses:
         self.reviewer_requests: list[dict[str, Any]] = []
         self._ids = itertools.count(1)
         self._lock = threading.Lock()
-        self._loop = asyncio.new_event_loop()
-        self._server: asyncio.Server | None = None
-        self._thread = threading.Thread(target=self._loop.run_forever, daemon=True)
-        self.port = 0
-        self._writers: set[asyncio.StreamWriter] = set()
+        self._server = LoopbackServer(self._serve)
 
     @property
     def url(self) -> str:
-        return f"http://127.0.0.1:{self.port}/v1"
+        return f"http://127.0.0.1:{self._server.port}/v1"
 
     def __enter__(self) -> FakeResponses:
-        self._thread.start()
-        started = asyncio.run_coroutine_threadsafe(self._start(), self._loop)
-        started.result(timeout=10)
+        self._server.start()
         return self
 
     def __exit__(self, *exc: object) -> None:
-        asyncio.run_coroutine_threadsafe(self._stop(), self._loop).result(timeout=10)
-        self._loop.call_soon_threadsafe(self._loop.stop)
-        self._thread.join(timeout=10)
-        self._loop.close()
+        self._server.stop()
 
     def function_outputs(self) -> list[tuple[str, str]]:
         """Every ``(call_id, output)`` Codex sent back for a command, in order, without repeats.
@@ -94,43 +88,23 @@ class FakeResponses:
                     seen.setdefault(item["call_id"], output)
         return list(seen.items())
 
-    async def _start(self) -> None:
-        self._server = await asyncio.start_server(self._serve, "127.0.0.1", 0)
-        self.port = self._server.sockets[0].getsockname()[1]
-
-    async def _stop(self) -> None:
-        if self._server is not None:
-            self._server.close()
-            # Python 3.11's Server has no close_clients(); a kept-alive client would
-            # hold wait_closed() open, so the sockets are closed here.
-            for writer in list(self._writers):
-                writer.close()
-            await self._server.wait_closed()
-
     async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        self._writers.add(writer)
-        try:
-            while True:
-                request = await _read_request(reader)
-                if request is None:
-                    return
-                method, path, body = request
-                if method == "POST" and path.split("?")[0].endswith("/responses"):
-                    await self._answer_responses(writer, body)
-                else:
-                    # Codex also asks for /models on start; an empty list lets it go on.
-                    payload = json.dumps({"object": "list", "data": [], "models": []}).encode()
-                    writer.write(
-                        b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
-                        + f"Content-Length: {len(payload)}\r\n\r\n".encode()
-                        + payload
-                    )
-                    await writer.drain()
-        except (ConnectionError, asyncio.IncompleteReadError):
-            return
-        finally:
-            self._writers.discard(writer)
-            writer.close()
+        while True:
+            request = await _read_request(reader)
+            if request is None:
+                return
+            method, path, body = request
+            if method == "POST" and path.split("?")[0].endswith("/responses"):
+                await self._answer_responses(writer, body)
+            else:
+                # Codex also asks for /models on start; an empty list lets it go on.
+                payload = json.dumps({"object": "list", "data": [], "models": []}).encode()
+                writer.write(
+                    b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
+                    + f"Content-Length: {len(payload)}\r\n\r\n".encode()
+                    + payload
+                )
+                await writer.drain()
 
     async def _answer_responses(self, writer: asyncio.StreamWriter, raw: bytes) -> None:
         body = json.loads(raw or b"{}")
