@@ -162,6 +162,17 @@ class FeishuPeer:
         self._server: asyncio.Task[None] | None = None
         self._serving = _Draining(self._build())
 
+    def hub_env(self, **changes: str) -> dict[str, str]:
+        """The settings of a hub process that uses this platform as its Feishu app's."""
+        return {
+            "LINEUP_FEISHU_APP_ID": self.app_id,
+            "LINEUP_FEISHU_APP_SECRET": self.app_secret,
+            "LINEUP_FEISHU_VERIFICATION_TOKEN": self.verification_token,
+            "LINEUP_FEISHU_ENCRYPT_KEY": self.encrypt_key,
+            "LINEUP_FEISHU_API_URL": self.url,
+            **changes,
+        }
+
     # --- the Open API ---------------------------------------------------------------------
 
     def _build(self) -> Quart:

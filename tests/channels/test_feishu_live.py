@@ -61,14 +61,7 @@ async def hub(
     db: str, tmp_path: Path, smtp: SmtpPeer, feishu_encrypted: FeishuPeer
 ) -> AsyncIterator[LiveHub]:
     feishu = feishu_encrypted
-    env = {
-        "LINEUP_SMTP_URL": smtp.url,
-        "LINEUP_FEISHU_APP_ID": feishu.app_id,
-        "LINEUP_FEISHU_APP_SECRET": feishu.app_secret,
-        "LINEUP_FEISHU_VERIFICATION_TOKEN": feishu.verification_token,
-        "LINEUP_FEISHU_ENCRYPT_KEY": feishu.encrypt_key,
-        "LINEUP_FEISHU_API_URL": feishu.url,
-    }
+    env = feishu.hub_env(LINEUP_SMTP_URL=smtp.url)
     async with live_hub(db, tmp_path / "hub", **env) as running:
         await eventually(lambda: feishu.connected > 0)  # the long connection is up
         yield running

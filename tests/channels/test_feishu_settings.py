@@ -19,16 +19,6 @@ from tests.e2e.test_serve_startup_failures import one_line, serve
 pytestmark = pytest.mark.same_on_every_database
 
 
-def feishu_env(feishu: FeishuPeer, **changes: str) -> dict[str, str]:
-    return {
-        "LINEUP_FEISHU_APP_ID": feishu.app_id,
-        "LINEUP_FEISHU_APP_SECRET": feishu.app_secret,
-        "LINEUP_FEISHU_VERIFICATION_TOKEN": feishu.verification_token,
-        "LINEUP_FEISHU_API_URL": feishu.url,
-        **changes,
-    }
-
-
 @pytest.mark.parametrize(
     ("changes", "named"),
     [
@@ -65,7 +55,7 @@ def test_lark_is_one_setting_away() -> None:
 
 
 async def test_serve_names_a_missing_secret(tmp_path: Path, feishu: FeishuPeer) -> None:
-    env = feishu_env(feishu, LINEUP_FEISHU_APP_SECRET="")
+    env = feishu.hub_env(LINEUP_FEISHU_APP_SECRET="")
     result = await asyncio.to_thread(serve, tmp_path, **env)
     assert result.returncode == 2
     assert "LINEUP_FEISHU_APP_SECRET" in one_line(result, "configuration_error")
@@ -78,7 +68,7 @@ async def test_serve_names_a_missing_secret(tmp_path: Path, feishu: FeishuPeer) 
 async def test_serve_names_credentials_feishu_refuses(
     tmp_path: Path, feishu: FeishuPeer, setting: str, wrong: str
 ) -> None:
-    result = await asyncio.to_thread(serve, tmp_path, **feishu_env(feishu, **{setting: wrong}))
+    result = await asyncio.to_thread(serve, tmp_path, **feishu.hub_env(**{setting: wrong}))
     assert result.returncode == 2
     line = one_line(result, "configuration_error")
     assert setting in line and "refused" in line and wrong not in line

@@ -22,14 +22,7 @@ async def test_a_feishu_run_logs_no_secret(db: str, tmp_path: Path) -> None:
     feishu = FeishuPeer(encrypt_key=ENCRYPT_KEY)
     await feishu.start()
     try:
-        env = {
-            "LINEUP_LOG_LEVEL": "DEBUG",
-            "LINEUP_FEISHU_APP_ID": feishu.app_id,
-            "LINEUP_FEISHU_APP_SECRET": feishu.app_secret,
-            "LINEUP_FEISHU_VERIFICATION_TOKEN": feishu.verification_token,
-            "LINEUP_FEISHU_ENCRYPT_KEY": feishu.encrypt_key,
-            "LINEUP_FEISHU_API_URL": feishu.url,
-        }
+        env = feishu.hub_env(LINEUP_LOG_LEVEL="DEBUG")
         async with live_hub(db, tmp_path / "hub", **env) as hub:
             for _ in range(500):
                 if feishu.connected:

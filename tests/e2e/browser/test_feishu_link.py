@@ -20,14 +20,7 @@ from tests.e2e.browser.conftest import Person
 async def hub(database_url: str, tmp_path: Path, feishu: FeishuPeer) -> AsyncIterator[HubProcess]:
     # Started and stopped off the event loop: the hub's long connection is to the Feishu
     # this loop serves.
-    process = HubProcess(
-        database_url,
-        tmp_path / "hub",
-        LINEUP_FEISHU_APP_ID=feishu.app_id,
-        LINEUP_FEISHU_APP_SECRET=feishu.app_secret,
-        LINEUP_FEISHU_VERIFICATION_TOKEN=feishu.verification_token,
-        LINEUP_FEISHU_API_URL=feishu.url,
-    )
+    process = HubProcess(database_url, tmp_path / "hub", **feishu.hub_env())
     await asyncio.to_thread(process.start)
     try:
         await eventually(lambda: feishu.connected > 0)

@@ -276,11 +276,7 @@ async def staged(databases: TestDatabases, root: Path) -> AsyncIterator[Stage]:
             LINEUP_SLACK_BOT_TOKEN=SLACK_BOT_TOKEN,
             LINEUP_SLACK_APP_TOKEN=SLACK_APP_TOKEN,
             LINEUP_SLACK_API_URL=slack.api_url,
-            LINEUP_FEISHU_APP_ID=feishu.app_id,
-            LINEUP_FEISHU_APP_SECRET=feishu.app_secret,
-            LINEUP_FEISHU_VERIFICATION_TOKEN=feishu.verification_token,
-            LINEUP_FEISHU_ENCRYPT_KEY=feishu.encrypt_key,
-            LINEUP_FEISHU_API_URL=feishu.url,
+            **feishu.hub_env(),
             LINEUP_NOTIFY_AFTER_S="0",
             PYTHONFAULTHANDLER="1",
         )
