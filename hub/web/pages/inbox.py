@@ -101,6 +101,10 @@ async def show(workspace_id: str) -> Any:
     assert user is not None
     membership = await require_membership(user, workspace_id)
     workspace_id, reader = membership.workspace_id, reader_of(membership)
+    # The frame first: the page follows the log after the frame's sequence, so a card
+    # that comes while the inbox is read still reaches it. Its badge counts everything
+    # waiting, whatever the list is narrowed to.
+    frame = await frame_for(user, workspace_id, membership=membership)
     agents = await _filter_choices(workspace_id, request.args.get("agent") or None)
     filters = InboxFilters.from_args(workspace_id, request.args, {a.id for a in agents})
     try:
@@ -124,10 +128,6 @@ async def show(workspace_id: str) -> Any:
         )
     view = box.view()
     more = {filters.section: view["nextCursor"]} if filters.section else view["nextCursors"]
-    # The badges count everything waiting, whatever the list is narrowed to.
-    frame = await frame_for(
-        user, workspace_id, inbox_view=None if filters.active else view, membership=membership
-    )
     views = await card_views(workspace_id, box.cards, tasks_read=box.tasks, agents_read=box.agents)
     rows = [
         CardRow(card=card, task=item["task"], agent=item["agent"])

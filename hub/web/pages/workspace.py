@@ -80,7 +80,6 @@ async def frame_for(
     user: User,
     workspace_id: str,
     *,
-    inbox_view: dict[str, Any] | None = None,
     acting: bool = False,
     membership: Membership | None = None,
 ) -> Frame:
@@ -98,11 +97,7 @@ async def frame_for(
     # between is missed.
     workspace = await current_workspace(membership.workspace_id)
     sequence = int(workspace.last_sequence)
-    waiting = (
-        inbox_view["counts"]["waitingForMe"]
-        if inbox_view
-        else await waiting_count(workspace.id, reader_of(membership))
-    )
+    waiting = await waiting_count(workspace.id, reader_of(membership))
     online, total = await presence_counts(workspace.id)
     return Frame(
         workspace=workspace,
