@@ -19,7 +19,7 @@ import contextlib
 from datetime import UTC, datetime
 from typing import Any
 
-from quart import Blueprint, Quart, render_template, request
+from quart import Blueprint, Quart, request
 from tortoise.exceptions import IntegrityError
 
 from hub.channels.base import Recipient
@@ -33,6 +33,7 @@ from hub.core.errors import HubError
 from hub.core.store.models import Interaction, Membership, User
 from hub.core.store.notification_models import DeliveredBatch, UsedLink
 from hub.core.work.batch_answers import APPROVE, REJECT, BatchItem, Outcome, answer_for
+from hub.host.templates import render_template
 from hub.i18n import gettext as _
 from hub.i18n import speaking
 from hub.protocol.interactions import InteractionCard

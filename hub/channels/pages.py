@@ -16,7 +16,7 @@ import logging
 from datetime import UTC, datetime
 from typing import Any, Protocol
 
-from quart import Blueprint, Quart, current_app, render_template, request
+from quart import Blueprint, Quart, current_app, request
 from tortoise.exceptions import IntegrityError
 
 from hub.channels.action_view import FIELD_PREFIX, edits_from_form
@@ -39,6 +39,7 @@ from hub.core.store.models import Membership, User
 from hub.core.store.notification_models import UsedLink
 from hub.core.store.storage_faults import storage_fault
 from hub.core.work.batch_answers import BatchItem
+from hub.host.templates import render_template
 from hub.i18n import gettext as _
 from hub.i18n import language_in_effect, language_tag, speaking
 from hub.protocol.interactions import declines

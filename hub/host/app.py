@@ -39,6 +39,7 @@ from hub.host import (
     identity,
     path_ids,
     readiness,
+    templates,
     text_input,
     websocket_limits,
 )
@@ -51,6 +52,7 @@ def create_app(settings: Settings | None = None, **overrides: Any) -> Quart:
     settings = settings or load_settings(**overrides)
     # Rooted in the web surface's package: its templates and static files are the app's own.
     app = Quart(web.__name__)
+    templates.use_page_environment(app)
     app.config[SETTINGS_KEY] = settings
     app.config["SECRET_KEY"] = settings.secret_key
     log_redaction.install(

@@ -9,12 +9,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from quart import Blueprint, Quart, Response, render_template, request
+from quart import Blueprint, Quart, Response, request
 from werkzeug.exceptions import Forbidden, NotFound
 
 from hub.core.errors import HubError
 from hub.host.errors import http_error_response
 from hub.host.headers import harden
+from hub.host.templates import render_template
 from hub.web.pages import (
     accounts,
     agents,

@@ -10,7 +10,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from quart import Blueprint, current_app, redirect, render_template, request, session, url_for
+from quart import Blueprint, current_app, redirect, request, session, url_for
 
 from hub.core.errors import HubError
 from hub.core.people.accounts import create_user
@@ -18,6 +18,7 @@ from hub.core.people.signup import Signup, refusal
 from hub.core.people.two_factor import is_on
 from hub.core.store.models import User
 from hub.host.settings import settings_of
+from hub.host.templates import render_template
 from hub.web.api.auth import check_password, check_second_factor
 from hub.web.pages.error_messages import for_person
 from hub.web.pages.i18n import gettext as _

@@ -16,7 +16,6 @@ from quart import (
     current_app,
     flash,
     redirect,
-    render_template,
     request,
     session,
     url_for,
@@ -36,6 +35,7 @@ from hub.core.people.credentials import hash_pairing_code
 from hub.core.store.models import Agent, Event, PairingCode
 from hub.core.work.sensitive_answers import envelopes_for_people
 from hub.host.settings import settings_of
+from hub.host.templates import render_template
 from hub.web.pages.error_messages import said
 from hub.web.pages.i18n import gettext as _
 from hub.web.pages.paging import page_of

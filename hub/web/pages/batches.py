@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from quart import Blueprint, flash, redirect, render_template, request, url_for
+from quart import Blueprint, flash, redirect, request, url_for
 
 from hub.core.errors import InvalidInput
 from hub.core.store.models import Interaction
@@ -23,6 +23,7 @@ from hub.core.work.batch_answers import (
     answer_for,
     respond_to_batch,
 )
+from hub.host.templates import render_template
 from hub.web.pages.cards import CardView
 from hub.web.pages.error_messages import said
 from hub.web.pages.i18n import gettext as _

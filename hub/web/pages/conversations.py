@@ -11,7 +11,7 @@ from datetime import UTC, datetime
 from typing import Any
 from urllib.parse import urlencode
 
-from quart import Blueprint, flash, redirect, render_template, request, url_for
+from quart import Blueprint, flash, redirect, request, url_for
 from tortoise.expressions import Q
 
 from hub.core.agents.registry import agents_by_id, list_agents, public_status
@@ -23,6 +23,7 @@ from hub.core.work.interactions import display_names
 from hub.core.work.messages import MESSAGE_ORDER, list_messages, post_message
 from hub.core.work.tasks import list_tasks
 from hub.core.work.views import message_view
+from hub.host.templates import render_template
 from hub.web.pages.cards import safe_url
 from hub.web.pages.error_messages import for_person
 from hub.web.pages.i18n import gettext as _

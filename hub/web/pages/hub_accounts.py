@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from quart import Blueprint, flash, redirect, render_template, request, url_for
+from quart import Blueprint, flash, redirect, request, url_for
 
 from hub.core.errors import HubError, NotFound
 from hub.core.ids import could_be_an_id
@@ -24,6 +24,7 @@ from hub.core.people.operator import (
 )
 from hub.core.people.two_factor import is_on
 from hub.core.store.models import User
+from hub.host.templates import render_template
 from hub.web.pages.error_messages import for_person
 from hub.web.pages.i18n import gettext as _
 from hub.web.pages.session import current_user, login_required

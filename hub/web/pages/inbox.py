@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Any
 
-from quart import Blueprint, render_template, request, url_for
+from quart import Blueprint, request, url_for
 
 from hub.core.errors import NotFound
 from hub.core.people.accounts import require_membership
@@ -21,6 +21,7 @@ from hub.core.store.paging import BadCursor
 from hub.core.work.inbox import SECTIONS, read_inbox, reader_of
 from hub.core.work.inbox_counts import agents_asking
 from hub.core.work.interactions import get_interaction
+from hub.host.templates import render_template
 from hub.protocol.interactions import Risk
 from hub.web.pages.cards import CardView
 from hub.web.pages.interactions import card_views

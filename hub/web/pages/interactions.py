@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from quart import Blueprint, flash, redirect, render_template, request, url_for
+from quart import Blueprint, flash, redirect, request, url_for
 
 from hub.channels.action_view import FIELD_PREFIX, ActionField, edits_from_form
 from hub.core.agents.registry import agents_by_id
@@ -18,6 +18,7 @@ from hub.core.approvals.policies import policy_status
 from hub.core.errors import AlreadyDecided, Conflict, Forbidden, Gone, InvalidInput
 from hub.core.store.models import Agent, AgentStatus, Interaction, Task
 from hub.core.work.interactions import get_interaction, respond_to_interaction
+from hub.host.templates import render_template
 from hub.web.pages.cards import CardView, card_view, response_from_form
 from hub.web.pages.error_messages import for_person
 from hub.web.pages.i18n import gettext as _

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from quart import Blueprint, current_app, flash, redirect, render_template, request, url_for
+from quart import Blueprint, current_app, flash, redirect, request, url_for
 
 from hub.config import Settings
 from hub.core.approvals.permissions import ensure_owner
@@ -25,6 +25,7 @@ from hub.core.people.signup import Signup, refusal
 from hub.core.store.models import Invitation, Role, User, Workspace
 from hub.host.client_address import client_address
 from hub.host.settings import settings_of
+from hub.host.templates import render_template
 from hub.web.pages.error_messages import for_person
 from hub.web.pages.i18n import gettext as _
 from hub.web.pages.session import current_user, login_required, login_user

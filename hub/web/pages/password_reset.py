@@ -10,12 +10,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from quart import Blueprint, current_app, render_template, request
+from quart import Blueprint, current_app, request
 
 from hub.core.errors import HubError, InvalidInput
 from hub.core.people.password_reset import open_reset, reset_password, reset_request
 from hub.host.client_address import client_address
 from hub.host.settings import settings_of
+from hub.host.templates import render_template
 from hub.web.api.password_reset import mail_reset_link
 from hub.web.pages.error_messages import for_person
 from hub.web.pages.i18n import gettext as _

@@ -17,8 +17,9 @@ import json
 from pathlib import Path
 from typing import Any
 
-from quart import Blueprint, Response, current_app, render_template, url_for
+from quart import Blueprint, Response, current_app, url_for
 
+from hub.host.templates import render_template
 from hub.web.pages.i18n import gettext as _
 
 blueprint = Blueprint("pwa", __name__)

@@ -12,10 +12,11 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from quart import Blueprint, render_template, request
+from quart import Blueprint, request
 
 from hub.core.errors import HubError
 from hub.core.work.search import MAX_QUERY_LENGTH, hit_view, search, search_words
+from hub.host.templates import render_template
 from hub.web.pages.error_messages import for_person
 from hub.web.pages.paging import page_of
 from hub.web.pages.session import current_user, login_required

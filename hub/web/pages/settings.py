@@ -19,7 +19,6 @@ from quart import (
     current_app,
     flash,
     redirect,
-    render_template,
     request,
     session,
     url_for,
@@ -39,6 +38,7 @@ from hub.core.people.two_factor import is_on, provisioning_uri, recovery_codes_l
 from hub.core.store.models import ApiToken, Membership, Role, User
 from hub.host.client_address import client_address
 from hub.host.identity import session_signed_in
+from hub.host.templates import render_template
 from hub.web.pages.error_messages import for_person, said
 from hub.web.pages.feishu_link import feishu_section
 from hub.web.pages.i18n import LANGUAGES, time_zone_names, valid_time_zone

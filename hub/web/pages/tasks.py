@@ -10,7 +10,7 @@ from collections.abc import Iterable
 from typing import Any
 from urllib.parse import unquote_to_bytes
 
-from quart import Blueprint, Response, flash, redirect, render_template, request, url_for
+from quart import Blueprint, Response, flash, redirect, request, url_for
 
 from hub.core.agents.registry import agents_by_id, public_status
 from hub.core.errors import HubError, NotFound
@@ -27,6 +27,7 @@ from hub.core.work.tasks import (
     request_cancel,
     task_detail,
 )
+from hub.host.templates import render_template
 from hub.web.pages.cards import safe_url
 from hub.web.pages.error_messages import said
 from hub.web.pages.i18n import gettext as _
