@@ -125,7 +125,9 @@ class AgentSession:
         self.finished = asyncio.Event()
         self._closed = False
         self._close_code: int | None = None  # the code this side closed with, if it did
-        self._close_requested = asyncio.Event()
+        # A future, not an Event: the session waits on it beside its two tasks, where an
+        # Event's wait() would be a third task kept by every idle socket.
+        self._close_requested: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         self._send_lock = asyncio.Lock()
         self._last_presence = 0.0
         self._inflight: asyncio.Future[Any] | None = None
@@ -160,7 +162,8 @@ class AgentSession:
                 reason = close_reason(error) if error is not None else ""
                 await self.socket.close(code, reason)
         self._closed = True
-        self._close_requested.set()
+        if not self._close_requested.done():
+            self._close_requested.set_result(None)
 
     def _ws(self) -> dict[str, Any]:
         return {"workspace_id": self.agent.workspace_id} if self.agent is not None else {}
@@ -315,10 +318,10 @@ class AgentSession:
         downlink.subscribe()  # before reading the log's position: nothing slips between
         try:
             after = await self._welcome(agent, hello)
-            jobs = {
+            jobs: set[asyncio.Future[Any]] = {
                 asyncio.create_task(downlink.run(after), name=f"lap-down-{agent.id}"),
                 asyncio.create_task(self._uplinks(), name=f"lap-up-{agent.id}"),
-                asyncio.create_task(self._close_requested.wait()),
+                self._close_requested,
             }
             try:
                 done, _ = await asyncio.wait(jobs, return_when=asyncio.FIRST_COMPLETED)
