@@ -120,34 +120,9 @@ class Inbox:
         return answer
 
 
-async def inbox(
-    workspace_id: str,
-    *,
-    limit: int = DEFAULT_LIMIT,
-    reader: Reader = NOBODY,
-    days: int = RECENT_DAYS,
-    now: datetime | None = None,
-    agent_id: str | None = None,
-    risk: Risk | None = None,
-    section: str | None = None,
-    cursor: str | None = None,
-) -> dict[str, Any]:
-    """The counts and the first page of every section, each section's next cursor in
-    ``nextCursors``; or, given ``section``, that section's page after ``cursor`` alone, its
-    next cursor in ``nextCursor``. "Waiting for me" is ``reader``'s (by default every open
-    card: nobody's in particular)."""
-    box = await read_inbox(
-        workspace_id,
-        limit=limit,
-        reader=reader,
-        days=days,
-        now=now,
-        agent_id=agent_id,
-        risk=risk,
-        section=section,
-        cursor=cursor,
-    )
-    return box.view()
+async def inbox(workspace_id: str, **options: Any) -> dict[str, Any]:
+    """The inbox as the API answers it: ``read_inbox``'s ``view()`` (the same arguments)."""
+    return (await read_inbox(workspace_id, **options)).view()
 
 
 async def read_inbox(
@@ -162,7 +137,9 @@ async def read_inbox(
     section: str | None = None,
     cursor: str | None = None,
 ) -> Inbox:
-    """What ``inbox`` answers, as rows (the same arguments)."""
+    """The counts and the first page of every section, each section's next cursor in
+    ``cursors``; or, given ``section``, that section's page after ``cursor`` alone.
+    "Waiting for me" is ``reader``'s (by default every open card: nobody's in particular)."""
     if cursor and section is None:
         raise BadCursor(
             "An inbox cursor belongs to one section: name it.",
