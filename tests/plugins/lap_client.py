@@ -87,6 +87,26 @@ class RawAgent:
         self.heartbeat_interval_s = welcome["payload"]["heartbeatIntervalS"]
         return welcome
 
+    @contextlib.asynccontextmanager
+    async def beating(self) -> AsyncIterator[None]:
+        """Heartbeats every interval meanwhile, as a live adapter sends them while it waits
+        for work: the hub closes a greeted socket silent for three intervals or the hello
+        deadline. Their acks are kept with the other frames."""
+        interval = self.heartbeat_interval_s
+        assert interval, "greeted first: the welcome gives the interval"
+
+        async def beat() -> None:
+            while True:
+                await self.send("agent.heartbeat")
+                await asyncio.sleep(interval)
+
+        beats = asyncio.create_task(beat())
+        try:
+            yield
+        finally:
+            beats.cancel()
+            await asyncio.gather(beats, return_exceptions=True)
+
     async def downlink(self, within: float = 5.0) -> dict[str, Any]:
         """The next frame carrying a log sequence."""
         if self.downlinks:
