@@ -49,7 +49,9 @@ from benchmarks.stats import ratio, summary
 from hub.testing import free_port
 
 AGENTS = 10
-SAMPLES = 30
+# The p95 of 30 requests was the second slowest: one stall of a shared machine at one size
+# and not at the other moved a page's ratio by a third. Of 100 it is the sixth slowest.
+SAMPLES = 100
 SMALL = 1_000
 PASSWORD = "correct horse battery"
 TARGET_P95_MS = 50.0
