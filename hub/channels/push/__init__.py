@@ -1,11 +1,12 @@
 """The built-in Web Push channel (``lineup.channels`` entry point ``push``)."""
 
+from importlib.util import find_spec
+
 from hub.channels.registry import MissingExtra
 
-try:
-    import pywebpush  # noqa: F401 - only to say which extra is missing, before anything else
-except ImportError as missing:
-    raise MissingExtra("push", "push", "pywebpush") from missing
+# Only looked for here: pywebpush is imported with the first push (hub.channels.push.sender).
+if find_spec("pywebpush") is None:
+    raise MissingExtra("push", "push", "pywebpush")
 
 from hub.channels.push.channel import PushChannel
 

@@ -23,9 +23,9 @@ from urllib.parse import urlsplit
 
 import httpx
 from py_vapid import Vapid02
-from pywebpush import WebPusher
 
 from hub.core.store.notification_models import PushSubscription
+from hub.host.deferred_imports import import_off_the_loop
 from hub.net.outbound import OutboundRefused
 
 TOKEN_LIFETIME_S = 12 * 3600
@@ -62,6 +62,11 @@ class PushSender:
         self.client = client
 
     async def send(self, subscription: PushSubscription, push: Push) -> Sent:
+        # pywebpush brings aiohttp and requests with it, a tenth of the hub's start for a
+        # hub nobody subscribed to: loaded with the first push (hub.host.deferred_imports).
+        await import_off_the_loop("pywebpush")
+        from pywebpush import WebPusher
+
         keys = {"p256dh": subscription.p256dh, "auth": subscription.auth}
         pusher = WebPusher({"endpoint": subscription.endpoint, "keys": keys})
         encrypted = pusher.encode(push.body, content_encoding="aes128gcm")

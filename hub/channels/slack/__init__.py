@@ -1,12 +1,13 @@
 """The built-in Slack channel (``lineup.channels`` entry point ``slack``)."""
 
+from importlib.util import find_spec
+
 from hub.channels.registry import MissingExtra
 
-try:
-    import aiohttp  # noqa: F401 - slack-sdk's AsyncWebClient runs on it
-    import slack_sdk  # noqa: F401 - only to say which extra is missing, before anything else
-except ImportError as missing:
-    raise MissingExtra("slack", "slack", "slack-sdk") from missing
+# Only looked for here (slack-sdk's AsyncWebClient runs on aiohttp): both are imported once
+# the channel is built, so a hub without Slack does not load aiohttp.
+if find_spec("slack_sdk") is None or find_spec("aiohttp") is None:
+    raise MissingExtra("slack", "slack", "slack-sdk")
 
 from hub.channels.slack.channel import SlackChannel
 

@@ -20,6 +20,7 @@ import asyncio
 import logging
 import secrets
 from datetime import datetime
+from importlib.util import find_spec
 from typing import Any, ClassVar
 
 from quart import Blueprint
@@ -34,11 +35,8 @@ from hub.i18n import gettext as _
 from hub.i18n import speaking
 from hub.protocol.clock import utcnow
 
-try:
-    import aiohttp  # noqa: F401 - slack-sdk's AsyncWebClient needs it
-    import slack_sdk  # noqa: F401
-except ImportError as missing:  # pragma: no cover - depends on the install
-    raise MissingExtra("slack", "slack", "slack-sdk") from missing
+if find_spec("slack_sdk") is None or find_spec("aiohttp") is None:  # pragma: no cover
+    raise MissingExtra("slack", "slack", "slack-sdk")
 
 # After the check above: these need slack-sdk.
 from slack_sdk.errors import SlackApiError

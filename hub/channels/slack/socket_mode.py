@@ -18,15 +18,17 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from slack_sdk.socket_mode.request import SocketModeRequest
 from slack_sdk.socket_mode.response import SocketModeResponse
-from slack_sdk.socket_mode.websockets import SocketModeClient
-from slack_sdk.web.async_client import AsyncWebClient
 
 from hub.channels.slack.inbound import Inbound
 from hub.channels.slack.signatures import SeenOnce
+from hub.host.deferred_imports import import_off_the_loop
+
+if TYPE_CHECKING:
+    from slack_sdk.socket_mode.request import SocketModeRequest
+    from slack_sdk.socket_mode.websockets import SocketModeClient
 
 logger = logging.getLogger(__name__)
 STOP_WITHIN_S = 5.0
@@ -53,7 +55,12 @@ class SocketModeConnection:
     async def start(self) -> None:
         if self.client is not None:
             return
-        # Built here, not in __init__: the client starts its tasks on the running loop.
+        # Built here, not in __init__: the client starts its tasks on the running loop. Its
+        # modules bring aiohttp: imported here, and only by a hub that uses Slack.
+        await import_off_the_loop("slack_sdk.socket_mode.websockets", "slack_sdk.web.async_client")
+        from slack_sdk.socket_mode.websockets import SocketModeClient
+        from slack_sdk.web.async_client import AsyncWebClient
+
         client = SocketModeClient(
             app_token=self.app_token,
             web_client=AsyncWebClient(base_url=self.api_url, timeout=10),

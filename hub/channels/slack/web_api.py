@@ -17,7 +17,6 @@ from __future__ import annotations
 from typing import Any
 
 from slack_sdk.errors import SlackApiError
-from slack_sdk.web.async_client import AsyncWebClient
 
 from hub.core.notify.outbox import DeliveryRefused, RetryLater
 
@@ -41,6 +40,10 @@ class SlackApi:
     """The hub's calls of the Web API; each returns the answer's data or raises as above."""
 
     def __init__(self, token: str, api_url: str, *, timeout_s: int = 10) -> None:
+        # Here, not at the top: the client brings aiohttp, which a hub without Slack (its
+        # module is imported all the same, to know the channel) has no use for.
+        from slack_sdk.web.async_client import AsyncWebClient
+
         self.client = AsyncWebClient(
             token=token, base_url=api_url.rstrip("/") + "/", timeout=timeout_s
         )
