@@ -36,8 +36,8 @@ if TYPE_CHECKING:
     from plugins.mcp_server.tools import Toolbox
 
 MOUNT = "/mcp"
-# What imports the MCP SDK, about 0.45 s of the 2 s `lineup serve` takes to start: loaded
-# by the first request to /mcp/, not by every hub (hub.host.deferred_imports).
+# What imports the MCP SDK, 0.45 s of the 2.1 s `lineup serve` took to start: loaded by the
+# first request to /mcp/, not by every hub (hub.host.deferred_imports).
 _SDK_MODULES = ("plugins.mcp_server.tools", "plugins.mcp_server.replay")
 
 
