@@ -15,19 +15,26 @@ Two things made it so:
 
 ``tune_for_serving`` moves what startup built into the permanent generation, which
 collections skip (``gc.freeze``), and lets the young generation hold
-``YOUNG_GENERATION_THRESHOLD`` objects before it is collected, well above what the work in
-flight keeps alive, so those objects are freed by reference counting before any collection
+``YOUNG_GENERATION_THRESHOLD`` objects before it is collected, above what the work in
+flight usually keeps alive, so those objects are freed by reference counting before any collection
 sees them. In the same profile the collector's share fell to 0.4 % and the hub's CPU time
 per event by about a quarter (``benchmarks/RESULTS.md``, round 6). The price is memory:
 garbage caught in reference cycles waits for the next young collection, up to that many
 objects of it.
+
+Not much higher than that: a young collection holds the loop for its whole length, which
+grows with the objects it walks. At 20,000 that was 10 to 14 ms once every twenty inbox
+pages, and it made the pages' p95 (43 ms for 29 ms of CPU at 5,000 tasks; each of the ten
+slowest requests overlapped one). At 5,000 the collections are four times as many and at
+most 3.3 ms: the same pages' p95 36 ms for the same CPU, while the 100-agent ingest kept its
+rate and its few full collections (RESULTS.md, the late night of 2026-12-06).
 """
 
 from __future__ import annotations
 
 import gc
 
-YOUNG_GENERATION_THRESHOLD = 20_000  # CPython's default is 700
+YOUNG_GENERATION_THRESHOLD = 5_000  # CPython's default is 700
 
 
 def tune_for_serving() -> None:
