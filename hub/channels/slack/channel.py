@@ -20,27 +20,13 @@ import asyncio
 import logging
 import secrets
 from datetime import datetime
-from importlib.util import find_spec
 from typing import Any, ClassVar
 
 from quart import Blueprint
+from slack_sdk.errors import SlackApiError
 
 from hub.channels.base import Capabilities, Channel, ChannelContext, Recipient
 from hub.channels.cards import Card, Notice
-from hub.channels.registry import MissingExtra
-from hub.config import Settings
-from hub.core.errors import ConfigurationError
-from hub.core.store.notification_models import DeliveredCard
-from hub.i18n import gettext as _
-from hub.i18n import speaking
-from hub.protocol.clock import utcnow
-
-if find_spec("slack_sdk") is None or find_spec("aiohttp") is None:  # pragma: no cover
-    raise MissingExtra("slack", "slack", "slack-sdk")
-
-# After the check above: these need slack-sdk.
-from slack_sdk.errors import SlackApiError
-
 from hub.channels.slack.answers import SlackAnswers
 from hub.channels.slack.batches import BatchMessages
 from hub.channels.slack.blocks import card_blocks, escape, fallback_text, notice_blocks
@@ -52,6 +38,12 @@ from hub.channels.slack.signatures import RequestCheck
 from hub.channels.slack.socket_mode import SocketModeConnection
 from hub.channels.slack.submissions import ModalSubmissions
 from hub.channels.slack.web_api import SlackApi
+from hub.config import Settings
+from hub.core.errors import ConfigurationError
+from hub.core.store.notification_models import DeliveredCard
+from hub.i18n import gettext as _
+from hub.i18n import speaking
+from hub.protocol.clock import utcnow
 
 logger = logging.getLogger(__name__)
 SURFACE = "slack"
